@@ -1,0 +1,129 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# One Makefile for the tool, its BPF objects, workloads and tests.
+# Everything generated lands in $(OUTPUT); `make clean` removes it.
+
+OUTPUT ?= build
+CC ?= gcc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+PKG_CONFIG ?= pkg-config
+VERSION := 0.1.0
+
+ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' -e 's/ppc64le/powerpc/' -e 's/s390x/s390/' -e 's/riscv64/riscv/')
+ifeq ($(filter x86 arm64 powerpc s390 riscv,$(ARCH)),)
+$(error lockstat: unsupported architecture $(shell uname -m))
+endif
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+WARN := -Wall -Wextra -Werror -Wno-missing-field-initializers
+CFLAGS ?= -O2 -g
+ALL_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -DLOCKSTAT_VERSION='"$(VERSION)"' \
+	-I$(OUTPUT)/skel -Ilib -Ibpf $(CFLAGS)
+LDLIBS := -lbpf -lelf -lz
+ifeq ($(STATIC),1)
+LDFLAGS += -static
+LDLIBS += -lzstd
+endif
+SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+# clang -target bpf does not search the host's multiarch include dirs.
+CLANG_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 | \
+	sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-unused-parameter \
+	-Ibpf/vmlinux -Ibpf $(CLANG_SYS_INCLUDES)
+
+BPF_FAMILIES := contention kfeatures names
+BPF_OBJS := $(patsubst %,$(OUTPUT)/bpf/%.bpf.o,$(BPF_FAMILIES))
+SKELS := $(patsubst %,$(OUTPUT)/skel/%.skel.h,$(BPF_FAMILIES))
+
+LIB_SRCS := $(wildcard lib/*.c)
+TOOL_SRCS := $(wildcard tool/*.c)
+LIB_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(LIB_SRCS))
+TOOL_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(TOOL_SRCS))
+# lib files that need no skeleton and no root: the unit-tested core
+CORE_SRCS := $(filter-out lib/collector.c lib/kfeatures.c,$(LIB_SRCS))
+ASAN_CORE_OBJS := $(patsubst %.c,$(OUTPUT)/asan/%.o,$(CORE_SRCS))
+
+WORKLOADS := $(patsubst contrib/workloads/%.c,$(OUTPUT)/workloads/%,$(wildcard contrib/workloads/*.c))
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
+
+.DELETE_ON_ERROR:
+.SECONDARY:
+.PHONY: all clean check check-unit check-host demo deps workloads unit-tests install
+
+all: $(OUTPUT)/lockstat workloads
+
+workloads: $(WORKLOADS)
+
+$(OUTPUT)/.deps-ok:
+	$(Q)contrib/check-deps.sh
+	$(Q)mkdir -p $(@D) && touch $@
+
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c bpf/%.h bpf/vmlinux/vmlinux.h | $(OUTPUT)/.deps-ok
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
+	$(Q)$(BPFTOOL) gen object $@ $@.tmp && rm -f $@.tmp
+
+$(OUTPUT)/skel/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
+
+$(OUTPUT)/lib/%.o: lib/%.c $(wildcard lib/*.h) $(SKELS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/tool/%.o: tool/%.c $(wildcard lib/*.h tool/*.h) $(SKELS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itool -c $< -o $@
+
+$(OUTPUT)/lockstat: $(LIB_OBJS) $(TOOL_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(OUTPUT)/workloads/%: contrib/workloads/%.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -std=gnu11 $(WARN) -O2 -g -pthread $(LDFLAGS) -o $@ $<
+
+$(OUTPUT)/asan/%.o: %.c $(wildcard lib/*.h)
+	$(call msg,CC-SAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) -c $< -o $@
+
+$(OUTPUT)/tests/%: tests/unit/%.c $(ASAN_CORE_OBJS)
+	$(call msg,CC-TEST,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) -Itests/unit -o $@ $< $(ASAN_CORE_OBJS) -lcmocka -lz -lbpf -lm
+
+unit-tests: $(UNIT_TESTS)
+
+check-unit: unit-tests
+	$(Q)tests/run-unit.sh $(UNIT_TESTS)
+
+check-host: all
+	$(Q)tests/run-host.sh
+
+# Every tier this machine can run; a tier that cannot run says why.
+check: all unit-tests
+	$(Q)tests/run-all.sh
+
+deps:
+	$(Q)contrib/install-deps.sh
+
+demo: all
+	$(Q)contrib/demo.sh
+
+clean:
+	$(call msg,CLEAN,$(OUTPUT))
+	$(Q)rm -rf $(OUTPUT)

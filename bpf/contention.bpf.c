@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Kernel lock contention: lock:contention_begin/end, aggregated in the
+ * kernel per lock x type x kernel stack (x task with -t).
+ *
+ * contention_end runs with the lock already taken, so every nanosecond
+ * spent there lengthens the critical section and feeds more contention:
+ * it only takes a timestamp difference and updates a per-CPU row. The
+ * stack, the lock's class and the task filter are all done at
+ * contention_begin, where the task is about to wait anyway.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "contention.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+const volatile __u32 filter_targets;	/* only tgids in the targets map */
+const volatile __u32 per_task;		/* aggregate per task (-t) */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, LS_STACK_DEPTH * sizeof(__u64));
+	__uint(max_entries, 16384);
+} stacks SEC(".maps");
+
+/*
+ * Per-CPU rows, allocated on first use: the hot update needs no atomics,
+ * and memory grows with the locks seen rather than with max_entries times
+ * the number of CPUs.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct cont_key);
+	__type(value, struct cont_val);
+	__uint(max_entries, 16384);
+} stats SEC(".maps");
+
+/* Spinning waits: preemption is off, so the CPU identifies the waiter. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct cont_pending_spin);
+	__uint(max_entries, 1);
+} pending_spin SEC(".maps");
+
+/* Sleeping waits: the task may wake on another CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, struct cont_pending);
+	__uint(max_entries, 16384);
+} pending_sleep SEC(".maps");
+
+/* Processes of the workload (-p PID, -- CMD) and their children. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(max_entries, 8192);
+} targets SEC(".maps");
+
+/* Command name per task, for -t. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, char[LS_COMM_LEN]);
+	__uint(max_entries, 16384);
+} comms SEC(".maps");
+
+struct cont_lost lost;
+
+static __always_inline void count_lost(__u64 *counter)
+{
+	__sync_fetch_and_add(counter, 1);
+}
+
+static bool is_target(__u32 tgid)
+{
+	if (!filter_targets)
+		return true;
+	return bpf_map_lookup_elem(&targets, &tgid) != NULL;
+}
+
+static __u32 classify_lock(__u64 addr, __u32 flags)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+
+	if (flags & (LCB_F_READ | LCB_F_WRITE)) {
+		if (!(flags & LCB_F_SPIN) &&
+		    addr == (__u64)&BPF_CORE_READ(task, mm)->mmap_lock)
+			return LOCK_CLASS_MM_MMAP_LOCK;
+		return LOCK_CLASS_NONE;
+	}
+	if (!(flags & LCB_F_SPIN) || (flags & LCB_F_MUTEX))
+		return LOCK_CLASS_NONE;
+	if (addr == (__u64)&BPF_CORE_READ(task, files)->file_lock)
+		return LOCK_CLASS_FILES_FILE_LOCK;
+	if (addr == (__u64)&BPF_CORE_READ(task, sighand)->siglock)
+		return LOCK_CLASS_SIGHAND_SIGLOCK;
+	return LOCK_CLASS_NONE;
+}
+
+static void remember_comm(__u32 tid)
+{
+	char comm[LS_COMM_LEN];
+
+	if (bpf_map_lookup_elem(&comms, &tid))
+		return;
+	bpf_get_current_comm(comm, sizeof(comm));
+	bpf_map_update_elem(&comms, &tid, comm, BPF_NOEXIST);
+}
+
+static void fill_key(void *ctx, struct cont_key *key, __u64 addr, __u32 flags,
+		     __u64 pid_tgid)
+{
+	long id = bpf_get_stackid(ctx, &stacks, 0);
+
+	if (id < 0)
+		count_lost(id == -EEXIST ? &lost.stack_collision : &lost.stack_error);
+	key->lock_addr = addr;
+	key->stack_id = id < 0 ? -1 : id;
+	key->flags = flags;
+	key->lock_class = classify_lock(addr, flags);
+	if (per_task) {
+		key->tgid = pid_tgid >> 32;
+		key->tid = (__u32)pid_tgid;
+		remember_comm(key->tid);
+	}
+}
+
+static void begin_spin(void *ctx, __u64 addr, __u32 flags, __u64 pid_tgid)
+{
+	__u32 zero = 0, depth;
+	struct cont_pending_spin *ps = bpf_map_lookup_elem(&pending_spin, &zero);
+
+	if (!ps)
+		return;
+	depth = ps->depth;
+	if (depth >= LS_PENDING_SPIN_DEPTH) {
+		count_lost(&lost.nested_dropped);
+		return;
+	}
+	fill_key(ctx, &ps->slot[depth].key, addr, flags, pid_tgid);
+	ps->slot[depth].start_ns = bpf_ktime_get_ns();
+	ps->depth = depth + 1;
+}
+
+/*
+ * A mutex first spins on its owner (MUTEX|SPIN, preemption off), then may
+ * sleep (a second, nested begin with MUTEX). Move the spinning entry to the
+ * sleeping map so the wait is counted once, from its first nanosecond.
+ */
+static bool promote_mutex_spin(__u64 addr, __u32 tid)
+{
+	__u32 zero = 0, top;
+	struct cont_pending_spin *ps = bpf_map_lookup_elem(&pending_spin, &zero);
+	struct cont_pending p;
+
+	if (!ps || ps->depth == 0 || ps->depth > LS_PENDING_SPIN_DEPTH)
+		return false;
+	top = ps->depth - 1;
+	if (top >= LS_PENDING_SPIN_DEPTH || ps->slot[top].key.lock_addr != addr)
+		return false;
+	p = ps->slot[top];
+	p.key.flags = LCB_F_MUTEX;
+	ps->depth = top;
+	if (bpf_map_update_elem(&pending_sleep, &tid, &p, BPF_ANY))
+		count_lost(&lost.pending_full);
+	return true;
+}
+
+static void begin_sleep(void *ctx, __u64 addr, __u32 flags, __u64 pid_tgid)
+{
+	__u32 tid = (__u32)pid_tgid;
+	struct cont_pending *old, p = {};
+
+	if ((flags & LCB_F_MUTEX) && promote_mutex_spin(addr, tid))
+		return;
+	old = bpf_map_lookup_elem(&pending_sleep, &tid);
+	if (old) {
+		if (old->key.lock_addr == addr)
+			return;		/* nested begin on the same lock */
+		count_lost(&lost.stale_begin);
+	}
+	fill_key(ctx, &p.key, addr, flags, pid_tgid);
+	p.start_ns = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&pending_sleep, &tid, &p, BPF_ANY))
+		count_lost(&lost.pending_full);
+}
+
+static __always_inline void on_begin(void *ctx, __u64 addr, __u32 flags)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	if (!is_target(pid_tgid >> 32))
+		return;
+	if (flags & LCB_F_SPIN)
+		begin_spin(ctx, addr, flags, pid_tgid);
+	else
+		begin_sleep(ctx, addr, flags, pid_tgid);
+}
+
+static __always_inline __u32 log2_slot(__u64 v)
+{
+	__u32 r = 0, shift;
+
+	shift = (v > 0xffffffffULL) << 5; v >>= shift; r |= shift;
+	shift = (v > 0xffff) << 4; v >>= shift; r |= shift;
+	shift = (v > 0xff) << 3; v >>= shift; r |= shift;
+	shift = (v > 0xf) << 2; v >>= shift; r |= shift;
+	shift = (v > 0x3) << 1; v >>= shift; r |= shift;
+	r |= (v >> 1);
+	return r < LS_HIST_SLOTS ? r : LS_HIST_SLOTS - 1;
+}
+
+static void account(const struct cont_key *key, __u64 delta)
+{
+	struct cont_val *v = bpf_map_lookup_elem(&stats, key);
+
+	if (!v) {
+		struct cont_val zero = { .min_ns = ~0ULL };
+
+		bpf_map_update_elem(&stats, key, &zero, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&stats, key);
+		if (!v) {
+			count_lost(&lost.map_full);
+			return;
+		}
+	}
+	v->count++;
+	v->total_ns += delta;
+	if (delta < v->min_ns)
+		v->min_ns = delta;
+	if (delta > v->max_ns)
+		v->max_ns = delta;
+	v->hist[log2_slot(delta)]++;
+}
+
+/* Search the per-CPU stack from the top; waits end in LIFO order. */
+static bool end_spin(__u64 addr, __u64 now)
+{
+	__u32 zero = 0, i;
+	struct cont_pending_spin *ps = bpf_map_lookup_elem(&pending_spin, &zero);
+
+	if (!ps || ps->depth == 0)
+		return false;
+	for (i = LS_PENDING_SPIN_DEPTH; i > 0; i--) {
+		__u32 at = i - 1;
+
+		if (at >= ps->depth || ps->slot[at].key.lock_addr != addr)
+			continue;
+		account(&ps->slot[at].key, now - ps->slot[at].start_ns);
+		ps->depth = at;	/* anything above it was abandoned */
+		return true;
+	}
+	return false;
+}
+
+static __always_inline void on_end(__u64 addr)
+{
+	__u64 now = bpf_ktime_get_ns();
+	__u32 tid;
+	struct cont_pending *p;
+
+	if (end_spin(addr, now))
+		return;
+	tid = (__u32)bpf_get_current_pid_tgid();
+	p = bpf_map_lookup_elem(&pending_sleep, &tid);
+	if (!p || p->key.lock_addr != addr) {
+		if (is_target(bpf_get_current_pid_tgid() >> 32))
+			count_lost(&lost.missing_begin);
+		return;
+	}
+	account(&p->key, now - p->start_ns);
+	bpf_map_delete_elem(&pending_sleep, &tid);
+}
+
+static __always_inline void follow_fork(__u32 parent_tgid, __u32 child_tgid)
+{
+	__u32 one = 1;
+
+	if (!filter_targets || parent_tgid == child_tgid)
+		return;
+	if (!bpf_map_lookup_elem(&targets, &parent_tgid))
+		return;
+	if (bpf_map_update_elem(&targets, &child_tgid, &one, BPF_ANY))
+		count_lost(&lost.targets_full);
+}
+
+/* tp_btf: the raw tracepoint arguments, typed through the kernel's BTF. */
+SEC("tp_btf/contention_begin")
+int BPF_PROG(begin_btf, void *lock, unsigned int flags)
+{
+	on_begin(ctx, (__u64)lock, flags);
+	return 0;
+}
+
+SEC("tp_btf/contention_end")
+int BPF_PROG(end_btf, void *lock, int ret)
+{
+	on_end((__u64)lock);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(fork_btf, struct task_struct *parent, struct task_struct *child)
+{
+	follow_fork(parent->tgid, child->tgid);
+	return 0;
+}
+
+/* Classic tracepoints: the fallback where tp_btf is refused. */
+SEC("tracepoint/lock/contention_begin")
+int begin_tp(struct trace_event_raw_contention_begin *ctx)
+{
+	on_begin(ctx, (__u64)ctx->lock_addr, ctx->flags);
+	return 0;
+}
+
+SEC("tracepoint/lock/contention_end")
+int end_tp(struct trace_event_raw_contention_end *ctx)
+{
+	on_end((__u64)ctx->lock_addr);
+	return 0;
+}
+
+/*
+ * The classic record only has the child's pid; a new thread's pid is not a
+ * tgid, so it is only added when it is a new process, i.e. the caller's
+ * tgid differs from the child's pid... which the record cannot tell. Use
+ * the current task (the parent) and the child's pid: a thread's pid
+ * lands in targets as a harmless unused key.
+ */
+SEC("tracepoint/sched/sched_process_fork")
+int fork_tp(struct trace_event_raw_sched_process_fork *ctx)
+{
+	follow_fork(bpf_get_current_pid_tgid() >> 32, ctx->child_pid);
+	return 0;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef __LOCKSTAT_KSYMS_H
+#define __LOCKSTAT_KSYMS_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+/* Kernel symbols from /proc/kallsyms (or a saved KSYMS chunk), sorted. */
+struct ksym {
+	uint64_t addr;
+	uint64_t size;		/* up to the next symbol: kallsyms has no sizes */
+	const char *name;
+	const char *module;	/* "" for the core kernel */
+	char type;		/* kallsyms type letter, lower case */
+};
+
+struct ksyms {
+	struct ksym *syms;
+	size_t count;
+	size_t cap;
+	char **strings;		/* owned copies */
+	size_t nstrings;
+	uint64_t lock_text_start;	/* __lock_text_start .. __lock_text_end */
+	uint64_t lock_text_end;
+};
+
+void ksyms_init(struct ksyms *ks);
+void ksyms_free(struct ksyms *ks);
+/* Parse kallsyms text; 0 or -errno. Hidden (all-zero) addresses give -EPERM. */
+int ksyms_load_file(struct ksyms *ks, FILE *f);
+int ksyms_load(struct ksyms *ks);	/* /proc/kallsyms */
+/* Add one symbol (size 0 = unknown); call ksyms_sort() after the last. */
+int ksyms_add(struct ksyms *ks, uint64_t addr, uint64_t size, const char *name,
+	      const char *module, char type);
+void ksyms_sort(struct ksyms *ks);
+/* The symbol covering addr, or NULL. */
+const struct ksym *ksyms_find(const struct ksyms *ks, uint64_t addr);
+/* A data symbol (static lock) covering addr, or NULL. */
+const struct ksym *ksyms_find_data(const struct ksyms *ks, uint64_t addr);
+/* Is addr inside a locking primitive rather than its caller? */
+bool ksyms_is_lock_function(const struct ksyms *ks, uint64_t addr);
+/*
+ * Drop the tracing machinery from the top of a stack taken in a probe
+ * (BPF programs, bpf_trace_run*, perf_trace_*); returns the new length.
+ */
+int ksyms_trim_tracing(const struct ksyms *ks, uint64_t *frames, int n);
+/* "name+0xoff" (or "0xaddr") into buf. */
+void ksyms_format(const struct ksyms *ks, uint64_t addr, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <string.h>
+#include "locktype.h"
+#include "contention.h"
+
+const char *lock_type_name(uint32_t flags)
+{
+	static const struct { uint32_t flags; const char *name; } table[] = {
+		{ LCB_F_SPIN, "spinlock" },
+		{ LCB_F_SPIN | LCB_F_READ, "rwlock:R" },
+		{ LCB_F_SPIN | LCB_F_WRITE, "rwlock:W" },
+		{ LCB_F_READ, "rwsem:R" },
+		{ LCB_F_WRITE, "rwsem:W" },
+		{ LCB_F_RT, "rtmutex" },
+		{ LCB_F_RT | LCB_F_READ, "rwlock-rt:R" },
+		{ LCB_F_RT | LCB_F_WRITE, "rwlock-rt:W" },
+		{ LCB_F_PERCPU | LCB_F_READ, "pcpu-sem:R" },
+		{ LCB_F_PERCPU | LCB_F_WRITE, "pcpu-sem:W" },
+		{ LCB_F_MUTEX, "mutex" },
+		{ LCB_F_MUTEX | LCB_F_SPIN, "mutex:spin" },
+		{ 0, "semaphore" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+		if (table[i].flags == flags)
+			return table[i].name;
+	return "unknown";
+}
+
+bool lock_type_matches(const char *filter, uint32_t flags)
+{
+	const char *name = lock_type_name(flags);
+	size_t n = strlen(filter);
+
+	if (!strcmp(filter, name))
+		return true;
+	return !strchr(filter, ':') && !strncmp(name, filter, n) && name[n] == ':';
+}
+
+const char *lock_class_name(uint32_t lock_class)
+{
+	switch (lock_class) {
+	case LOCK_CLASS_FILES_FILE_LOCK:
+		return "files_struct.file_lock";
+	case LOCK_CLASS_MM_MMAP_LOCK:
+		return "mm_struct.mmap_lock";
+	case LOCK_CLASS_SIGHAND_SIGLOCK:
+		return "sighand_struct.siglock";
+	case LOCK_CLASS_RQ_LOCK:
+		return "rq.__lock";
+	default:
+		return NULL;
+	}
+}

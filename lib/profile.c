@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Report side of the profile: walks the chunks of an LKST file and builds
+ * the in-memory model. Everything read from the file is bounds-checked;
+ * a chunk whose CRC holds but whose payload does not parse is refused
+ * with its offset, a short or damaged tail ends the walk with what came
+ * before it kept.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "buf.h"
+#include "profile.h"
+
+#define MAX_FRAMES	1024
+
+static int kv_set(struct kv **list, size_t *n, char *key, char *value)
+{
+	struct kv *grown;
+	size_t i;
+
+	for (i = 0; i < *n; i++) {
+		if (!strcmp((*list)[i].key, key)) {
+			free(key);
+			free((*list)[i].value);
+			(*list)[i].value = value;
+			return 0;
+		}
+	}
+	grown = realloc(*list, (*n + 1) * sizeof(**list));
+	if (!grown) {
+		free(key);
+		free(value);
+		return -ENOMEM;
+	}
+	*list = grown;
+	(*list)[*n].key = key;
+	(*list)[(*n)++].value = value;
+	return 0;
+}
+
+static void kv_free(struct kv *list, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(list[i].key);
+		free(list[i].value);
+	}
+	free(list);
+}
+
+static int read_kv(struct cursor *c, struct kv **list, size_t *n)
+{
+	uint64_t i, count = cursor_varint(c);
+
+	for (i = 0; i < count && !c->err; i++) {
+		char *k = cursor_str(c), *v = cursor_str(c);
+
+		if (c->err) {
+			free(k);
+			free(v);
+			break;
+		}
+		if (kv_set(list, n, k, v))
+			return -ENOMEM;
+	}
+	return c->err ? -EBADMSG : 0;
+}
+
+static int read_strtab(struct profile *p, struct cursor *c)
+{
+	uint64_t first = cursor_varint(c), count = cursor_varint(c), i;
+	char **grown;
+
+	if (c->err || first != p->nstrs || count > (uint64_t)(c->end - c->p))
+		return -EBADMSG;
+	grown = realloc(p->strs, (p->nstrs + count + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	p->strs = grown;
+	for (i = 0; i < count; i++) {
+		char *s = cursor_str(c);
+
+		if (!s)
+			return -EBADMSG;
+		p->strs[p->nstrs++] = s;
+	}
+	return 0;
+}
+
+static bool valid_str(const struct profile *p, uint64_t id)
+{
+	return id < p->nstrs;
+}
+
+static int read_ksyms(struct profile *p, struct cursor *c)
+{
+	uint64_t n = cursor_varint(c), i;
+
+	for (i = 0; i < n && !c->err; i++) {
+		uint64_t addr = cursor_varint(c), size = cursor_varint(c);
+		uint64_t name = cursor_varint(c), module = cursor_varint(c);
+		uint64_t type = cursor_varint(c);
+
+		if (c->err || !valid_str(p, name) || !valid_str(p, module))
+			return -EBADMSG;
+		if (ksyms_add(&p->ksyms, addr, size, p->strs[name], p->strs[module], (char)type))
+			return -ENOMEM;
+	}
+	return c->err ? -EBADMSG : 0;
+}
+
+static int read_one_stack(struct profile *p, struct cursor *c)
+{
+	int32_t id = (int32_t)cursor_svarint(c);
+	uint64_t n = cursor_varint(c), prev = 0, i;
+	struct stack *s;
+	int inserted;
+
+	if (c->err || n > MAX_FRAMES)
+		return -EBADMSG;
+	s = htab_get(&p->stacks, &id, &inserted);
+	if (!s)
+		return -ENOMEM;
+	if (!inserted)
+		return -EBADMSG;	/* a stack id is written once */
+	s->frames = calloc(n ? n : 1, sizeof(*s->frames));
+	if (!s->frames)
+		return -ENOMEM;
+	s->nframes = n;
+	for (i = 0; i < n; i++) {
+		prev += (uint64_t)cursor_svarint(c);
+		s->frames[i] = prev;
+	}
+	return c->err ? -EBADMSG : 0;
+}
+
+static int read_stacks(struct profile *p, struct cursor *c)
+{
+	uint64_t n = cursor_varint(c), i;
+	int err = 0;
+
+	for (i = 0; i < n && !err; i++)
+		err = read_one_stack(p, c);
+	return err ? err : (c->err ? -EBADMSG : 0);
+}
+
+static void merge_row(struct lock_row_val *dst, const struct lock_row_val *src)
+{
+	size_t i;
+
+	if (!dst->count || src->min_ns < dst->min_ns)
+		dst->min_ns = src->min_ns;
+	if (src->max_ns > dst->max_ns)
+		dst->max_ns = src->max_ns;
+	dst->count += src->count;
+	dst->total_ns += src->total_ns;
+	for (i = 0; i < LS_HIST_SLOTS; i++)
+		dst->hist[i] += src->hist[i];
+}
+
+static int read_row_hist(struct cursor *c, struct lock_row_val *v)
+{
+	uint64_t n = cursor_varint(c), i;
+
+	if (n > LS_HIST_SLOTS)
+		return -EBADMSG;
+	for (i = 0; i < n; i++) {
+		uint64_t slot = cursor_varint(c), count = cursor_varint(c);
+
+		if (slot >= LS_HIST_SLOTS)
+			return -EBADMSG;
+		v->hist[slot] += count;
+	}
+	return c->err ? -EBADMSG : 0;
+}
+
+static int read_row(struct profile *p, struct cursor *c)
+{
+	struct lock_row_key k = { 0 };
+	struct lock_row_val v = { 0 }, *dst;
+
+	k.lock_addr = cursor_varint(c);
+	k.flags = cursor_varint(c);
+	k.stack_id = (int32_t)cursor_svarint(c);
+	k.tgid = cursor_varint(c);
+	k.tid = cursor_varint(c);
+	k.name = cursor_varint(c);
+	k.caller = cursor_varint(c);
+	k.comm = cursor_varint(c);
+	v.count = cursor_varint(c);
+	v.total_ns = cursor_varint(c);
+	v.min_ns = cursor_varint(c);
+	v.max_ns = cursor_varint(c);
+	if (c->err || !valid_str(p, k.name) || !valid_str(p, k.caller) || !valid_str(p, k.comm))
+		return -EBADMSG;
+	if (read_row_hist(c, &v))
+		return -EBADMSG;
+	if (!v.count)
+		return 0;
+	dst = htab_get(&p->rows, &k, NULL);
+	if (!dst)
+		return -ENOMEM;
+	merge_row(dst, &v);
+	return 0;
+}
+
+static int read_lockstat(struct profile *p, struct cursor *c)
+{
+	uint64_t t0 = cursor_varint(c), t1 = cursor_varint(c);
+	uint64_t n = cursor_varint(c), i;
+	int err = 0;
+
+	if (c->err || t1 < t0)
+		return -EBADMSG;
+	for (i = 0; i < n && !err; i++)
+		err = read_row(p, c);
+	if (err)
+		return err;
+	p->nbuckets++;
+	if (t1 > p->last_bucket_end_ns)
+		p->last_bucket_end_ns = t1;
+	return c->err ? -EBADMSG : 0;
+}
+
+static int read_end(struct profile *p, struct cursor *c)
+{
+	p->end_duration_ns = cursor_varint(c);
+	p->end_exit_status = cursor_svarint(c);
+	p->end_flags = cursor_varint(c);
+	if (c->err)
+		return -EBADMSG;
+	p->has_end = true;
+	return 0;
+}
+
+static int read_chunk(struct profile *p, const struct store_chunk *ch)
+{
+	struct cursor c;
+
+	cursor_init(&c, ch->payload, ch->len);
+	switch (ch->type) {
+	case CHUNK_META:
+		return read_kv(&c, &p->meta, &p->nmeta);
+	case CHUNK_LOST:
+		return read_kv(&c, &p->lost, &p->nlost);
+	case CHUNK_STRTAB:
+		return read_strtab(p, &c);
+	case CHUNK_KSYMS:
+		return read_ksyms(p, &c);
+	case CHUNK_STACKS:
+		return read_stacks(p, &c);
+	case CHUNK_LOCKSTAT:
+		return read_lockstat(p, &c);
+	case CHUNK_END:
+		return read_end(p, &c);
+	default:
+		return (ch->flags & CHUNK_F_CRITICAL) ? -EPROTONOSUPPORT : 0;
+	}
+}
+
+static int walk(struct profile *p, const struct store_file *f, char *errmsg, size_t errlen)
+{
+	uint64_t pos = LKST_HEADER_LEN;
+	struct store_chunk ch;
+	enum walk_status st;
+	int err;
+
+	while ((st = store_next_chunk(f, &pos, &ch)) == WALK_CHUNK) {
+		err = read_chunk(p, &ch);
+		if (err == -EPROTONOSUPPORT) {
+			snprintf(errmsg, errlen, "chunk type %" PRIu32 " at byte %" PRIu64 " is critical and unknown: it needs a newer lockstat", ch.type, ch.offset);
+			return err;
+		}
+		if (err) {
+			snprintf(errmsg, errlen, "malformed %s chunk at byte %" PRIu64, chunk_type_name(ch.type), ch.offset);
+			return err;
+		}
+	}
+	p->stop = st;
+	p->stop_offset = pos;
+	ksyms_sort(&p->ksyms);
+	return 0;
+}
+
+static struct profile *profile_new(void)
+{
+	struct profile *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	htab_init(&p->stacks, sizeof(int32_t), sizeof(struct stack));
+	htab_init(&p->rows, sizeof(struct lock_row_key), sizeof(struct lock_row_val));
+	ksyms_init(&p->ksyms);
+	return p;
+}
+
+static int read_file(struct store_file *f, struct profile **pp, char *errmsg, size_t errlen)
+{
+	struct profile *p;
+	const char *why = NULL;
+	int err;
+
+	err = store_parse(f, &why);
+	if (err) {
+		snprintf(errmsg, errlen, "%s", why);
+		return err;
+	}
+	p = profile_new();
+	if (!p)
+		return -ENOMEM;
+	p->hdr = f->hdr;
+	err = walk(p, f, errmsg, errlen);
+	if (err) {
+		profile__free(p);
+		return err;
+	}
+	*pp = p;
+	return 0;
+}
+
+int profile__read_mem(const void *data, size_t size, struct profile **pp, char *errmsg, size_t errlen)
+{
+	struct store_file f = { .data = (uint8_t *)data, .size = size };
+
+	return read_file(&f, pp, errmsg, errlen);
+}
+
+int profile__read(const char *path, struct profile **pp, char *errmsg, size_t errlen)
+{
+	struct store_file f;
+	const char *why;
+	int err;
+
+	err = store_open(path, &f, &why);
+	if (err) {
+		snprintf(errmsg, errlen, "%s", why ? why : strerror(-err));
+		return err;
+	}
+	err = read_file(&f, pp, errmsg, errlen);
+	store_close(&f);
+	return err;
+}
+
+void profile__free(struct profile *p)
+{
+	size_t it = 0, i;
+	struct stack *s;
+
+	if (!p)
+		return;
+	while ((s = htab_next(&p->stacks, &it, NULL)))
+		free(s->frames);
+	htab_free(&p->stacks);
+	htab_free(&p->rows);
+	ksyms_free(&p->ksyms);
+	kv_free(p->meta, p->nmeta);
+	kv_free(p->lost, p->nlost);
+	for (i = 0; i < p->nstrs; i++)
+		free(p->strs[i]);
+	free(p->strs);
+	free(p);
+}
+
+const char *profile__meta(const struct profile *p, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < p->nmeta; i++)
+		if (!strcmp(p->meta[i].key, key))
+			return p->meta[i].value;
+	return NULL;
+}
+
+const char *profile__str(const struct profile *p, uint32_t id)
+{
+	return id < p->nstrs ? p->strs[id] : "";
+}
+
+uint64_t profile__duration_ns(const struct profile *p)
+{
+	return p->has_end ? p->end_duration_ns : p->last_bucket_end_ns;
+}
+
+const struct stack *profile__stack(const struct profile *p, int32_t id)
+{
+	return htab_find(&p->stacks, &id);
+}

@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * lockstat report: the locks view of a profile, lockmeter style (one row
+ * per lock, its callers indented below, a TOTAL row), as text, JSON or CSV.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cmds.h"
+#include "exitcode.h"
+#include "json.h"
+#include "locktype.h"
+#include "log.h"
+#include "output.h"
+#include "profile.h"
+#include "view_locks.h"
+
+struct report_opts {
+	const char *input;
+	enum out_format format;
+	enum lock_sort sort;
+	unsigned long top_n;	/* 0: all */
+	bool hist;
+	bool stacks;
+	struct lock_filter filter;
+};
+
+struct report {
+	struct report_opts o;
+	struct profile *p;
+	struct lock_view view;
+	double cpu_ns;		/* duration x CPUs: the denominator of %cpu */
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: lockstat report [OPTIONS]\n"
+		"\n"
+		"  -i, --input FILE       profile to read (default lockstat.data)\n"
+		"  -k, --sort KEY         wait_total (default), contended, wait_max, wait_avg, wait_min, name\n"
+		"  -n, --top N            only the first N locks\n"
+		"      --hist             the log2 wait histogram of each lock\n"
+		"      --stacks           the kernel stacks of each lock\n"
+		"      --lock GLOB        only locks whose name matches\n"
+		"      --caller GLOB      only waits from matching callers (e.g. 'alloc_fd*')\n"
+		"      --type TYPE        spinlock, rwlock[:R|:W], rwsem[:R|:W], mutex, mutex:spin, ...\n"
+		"      --pid PID          only this process or thread (profiles recorded with -t)\n"
+		"      --comm GLOB        only tasks whose command matches (profiles recorded with -t)\n"
+		"  -f, --format FMT       text (default), json or csv\n"
+		"  -v, --verbose          say more\n"
+		"  -q, --quiet            no warnings\n"
+		"  -h, --help             this help\n");
+}
+
+enum { OPT_HIST = 1000, OPT_STACKS, OPT_LOCK, OPT_CALLER, OPT_TYPE, OPT_PID, OPT_COMM };
+
+static const struct option long_opts[] = {
+	{ "input", required_argument, NULL, 'i' },
+	{ "sort", required_argument, NULL, 'k' },
+	{ "top", required_argument, NULL, 'n' },
+	{ "hist", no_argument, NULL, OPT_HIST },
+	{ "stacks", no_argument, NULL, OPT_STACKS },
+	{ "lock", required_argument, NULL, OPT_LOCK },
+	{ "caller", required_argument, NULL, OPT_CALLER },
+	{ "type", required_argument, NULL, OPT_TYPE },
+	{ "pid", required_argument, NULL, OPT_PID },
+	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "format", required_argument, NULL, 'f' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int parse_type(const char *s)
+{
+	static const char *const known[] = {
+		"spinlock", "rwlock", "rwlock:R", "rwlock:W", "rwsem", "rwsem:R", "rwsem:W",
+		"mutex", "mutex:spin", "rtmutex", "rwlock-rt", "rwlock-rt:R", "rwlock-rt:W",
+		"pcpu-sem", "pcpu-sem:R", "pcpu-sem:W", "semaphore",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strcmp(s, known[i]))
+			return 0;
+	pr_err("--type: unknown lock type '%s' (see lockstat-report(1))\n", s);
+	return -EINVAL;
+}
+
+static int parse_one(struct report_opts *o, int opt, const char *arg)
+{
+	unsigned long v;
+
+	switch (opt) {
+	case 'i': o->input = arg; return 0;
+	case OPT_HIST: o->hist = true; return 0;
+	case OPT_STACKS: o->stacks = true; return 0;
+	case OPT_LOCK: o->filter.lock = arg; return 0;
+	case OPT_CALLER: o->filter.caller = arg; return 0;
+	case OPT_COMM: o->filter.comm = arg; return 0;
+	case 'v': log_verbosity++; return 0;
+	case 'q': log_verbosity = -1; return 0;
+	case OPT_TYPE:
+		o->filter.type = arg;
+		return parse_type(arg);
+	case 'n':
+		return parse_ulong("--top", arg, ULONG_MAX, &o->top_n);
+	case OPT_PID:
+		if (parse_ulong("--pid", arg, INT_MAX, &v))
+			return -EINVAL;
+		o->filter.pid = v;
+		return 0;
+	case 'k':
+		if (!lock_sort_parse(arg, &o->sort))
+			return 0;
+		pr_err("--sort: unknown key '%s' (wait_total, contended, wait_max, wait_avg, wait_min, name)\n", arg);
+		return -EINVAL;
+	case 'f':
+		if (!out_format_parse(arg, &o->format))
+			return 0;
+		pr_err("--format: '%s' is not text, json or csv\n", arg);
+		return -EINVAL;
+	default:
+		return -EINVAL;
+	}
+}
+
+static int parse_args(struct report_opts *o, int argc, char **argv)
+{
+	int opt;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "i:k:n:f:vqh", long_opts, NULL)) != -1) {
+		if (opt == 'h')
+			return 1;
+		if (opt == '?' || parse_one(o, opt, optarg))
+			return -EINVAL;
+	}
+	if (optind < argc) {
+		pr_err("unexpected argument '%s' (the profile is given with -i)\n", argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* --- loading ------------------------------------------------------------- */
+
+static void warn_if_partial(const struct report *r)
+{
+	if (r->p->stop == WALK_TRUNCATED || r->p->stop == WALK_BAD_CRC)
+		pr_warn("%s: %s at byte %" PRIu64 ", recovered %.2f s of data\n", r->o.input,
+			r->p->stop == WALK_TRUNCATED ? "truncated" : "damaged chunk",
+			r->p->stop_offset, profile__duration_ns(r->p) / 1e9);
+	else if (!r->p->has_end)
+		pr_warn("%s: no END chunk (recording was killed?), recovered %.2f s of data\n",
+			r->o.input, profile__duration_ns(r->p) / 1e9);
+}
+
+static int load(struct report *r)
+{
+	char why[256] = "";
+	const char *cpus, *per_task;
+	int err;
+
+	err = profile__read(r->o.input, &r->p, why, sizeof(why));
+	if (err) {
+		pr_err("%s: %s\n", r->o.input, why[0] ? why : strerror(-err));
+		return err;
+	}
+	warn_if_partial(r);
+	per_task = profile__meta(r->p, "per_task");
+	if ((r->o.filter.pid >= 0 || r->o.filter.comm) && (!per_task || strcmp(per_task, "1"))) {
+		pr_err("--pid and --comm need a profile recorded with -t (per task)\n");
+		return -EINVAL;
+	}
+	cpus = profile__meta(r->p, "cpus");
+	r->cpu_ns = (double)profile__duration_ns(r->p) * (cpus ? atoi(cpus) : 1);
+	err = lock_view__build(&r->view, r->p, &r->o.filter);
+	if (err) {
+		pr_err("building the lock table: %s\n", strerror(-err));
+		return err;
+	}
+	lock_view__sort(&r->view, r->o.sort);
+	return 0;
+}
+
+static size_t shown_locks(const struct report *r)
+{
+	if (r->o.top_n && r->o.top_n < r->view.nlocks)
+		return r->o.top_n;
+	return r->view.nlocks;
+}
+
+static double pct_cpu(const struct report *r, const struct lock_row_val *v)
+{
+	return r->cpu_ns > 0 ? 100.0 * v->total_ns / r->cpu_ns : 0;
+}
+
+static const char *meta_or(const struct profile *p, const char *key, const char *dflt)
+{
+	const char *v = profile__meta(p, key);
+
+	return v && *v ? v : dflt;
+}
+
+/* --- text and CSV ---------------------------------------------------------- */
+
+static const struct out_col text_cols[] = {
+	{ "contended", "contended", COL_U64, 10, false },
+	{ "wait_total_ns", "total wait", COL_NS, 11, false },
+	{ "wait_avg_ns", "avg wait", COL_NS, 10, false },
+	{ "wait_max_ns", "max wait", COL_NS, 10, false },
+	{ "p50_ns", "p50", COL_NS, 10, false },
+	{ "p99_ns", "p99", COL_NS, 10, false },
+	{ "wait_pct_cpu", "%cpu", COL_PCT, 6, false },
+	{ "type", "type", COL_STR, 11, false },
+	{ "name", "lock / caller", COL_STR, 0, true },
+};
+
+static const struct out_col csv_cols[] = {
+	{ "row", "row", COL_STR, 0, true },
+	{ "lock", "lock", COL_STR, 0, true },
+	{ "type", "type", COL_STR, 0, true },
+	{ "caller", "caller", COL_STR, 0, true },
+	{ "contended", "contended", COL_U64, 0, false },
+	{ "wait_total_ns", "total wait", COL_NS, 0, false },
+	{ "wait_avg_ns", "avg wait", COL_NS, 0, false },
+	{ "wait_max_ns", "max wait", COL_NS, 0, false },
+	{ "wait_min_ns", "min wait", COL_NS, 0, false },
+	{ "p50_ns", "p50", COL_NS, 0, false },
+	{ "p99_ns", "p99", COL_NS, 0, false },
+	{ "wait_pct_cpu", "%cpu", COL_PCT, 0, false },
+};
+
+static void put_stats(struct out_table *t, const struct report *r, const struct lock_row_val *v, bool csv)
+{
+	out_table__u64(t, v->count);
+	out_table__ns(t, v->total_ns);
+	out_table__ns(t, row_avg(v));
+	out_table__ns(t, v->max_ns);
+	if (csv)
+		out_table__ns(t, v->count ? v->min_ns : 0);
+	out_table__ns(t, hist_quantile(v, 0.50));
+	out_table__ns(t, hist_quantile(v, 0.99));
+	out_table__pct(t, pct_cpu(r, v));
+}
+
+static void put_text_row(struct out_table *t, const struct report *r, int indent,
+			 const struct lock_row_val *v, const char *type, const char *name)
+{
+	out_table__row_begin(t, indent);
+	put_stats(t, r, v, false);
+	out_table__str(t, type);
+	out_table__str(t, name);
+	out_table__row_end(t);
+}
+
+static void put_csv_row(struct out_table *t, const struct report *r, const char *kind,
+			const char *lock, const char *type, const char *caller,
+			const struct lock_row_val *v)
+{
+	out_table__row_begin(t, 0);
+	out_table__str(t, kind);
+	out_table__str(t, lock);
+	out_table__str(t, type);
+	out_table__str(t, caller);
+	put_stats(t, r, v, true);
+	out_table__row_end(t);
+}
+
+static void print_header(const struct report *r)
+{
+	const struct profile *p = r->p;
+	char dur[32];
+	size_t i;
+	bool any = false;
+
+	fmt_ns(dur, sizeof(dur), profile__duration_ns(p));
+	printf("# lockstat report of %s\n", r->o.input);
+	printf("# kernel %s %s, %s CPUs, %s, target %s%s%s\n", meta_or(p, "kernel", "?"),
+	       meta_or(p, "arch", ""), meta_or(p, "cpus", "?"), dur, meta_or(p, "target", "?"),
+	       *meta_or(p, "command", "") ? ": " : "", meta_or(p, "command", ""));
+	printf("# probes: contention=%s\n", meta_or(p, "probe.contention", "not attached"));
+	printf("# lost:");
+	for (i = 0; i < p->nlost; i++) {
+		if (strcmp(p->lost[i].value, "0")) {
+			printf(" %s=%s", p->lost[i].key, p->lost[i].value);
+			any = true;
+		}
+	}
+	printf("%s\n#\n", any ? "" : " none");
+}
+
+static void print_hist(const struct lock_row_val *v)
+{
+	uint64_t peak = 0;
+	int i, lo = LS_HIST_SLOTS, hi = -1;
+
+	for (i = 0; i < LS_HIST_SLOTS; i++) {
+		if (!v->hist[i])
+			continue;
+		lo = i < lo ? i : lo;
+		hi = i;
+		peak = v->hist[i] > peak ? v->hist[i] : peak;
+	}
+	printf("%28s %10s  %s\n", "wait (ns)", "count", "distribution");
+	for (i = lo; i <= hi; i++) {
+		int bar = peak ? (int)(40 * v->hist[i] / peak) : 0;
+
+		printf("%12llu -> %-12llu %10" PRIu64 "  |%-40.*s|\n", i ? 1ULL << i : 0ULL,
+		       (1ULL << (i + 1)) - 1, v->hist[i], bar, "****************************************");
+	}
+}
+
+static void print_stacks(const struct report *r, const struct lock_entry *e)
+{
+	char sym[256], total[32];
+	size_t i, f;
+
+	for (i = 0; i < e->nstacks; i++) {
+		const struct lock_part *s = &e->stacks[i];
+		const struct stack *st = profile__stack(r->p, s->stack_id);
+
+		fmt_ns(total, sizeof(total), s->v.total_ns);
+		printf("      stack: %" PRIu64 " contended, %s waited\n", s->v.count, total);
+		if (!st) {
+			printf("          [stack not captured]\n");
+			continue;
+		}
+		for (f = 0; f < st->nframes; f++) {
+			ksyms_format(&r->p->ksyms, st->frames[f], sym, sizeof(sym));
+			printf("          %s\n", sym);
+		}
+	}
+}
+
+static void print_text(const struct report *r)
+{
+	struct out_table *t;
+	size_t i, c;
+
+	print_header(r);
+	t = out_table__new(stdout, OUT_TEXT, text_cols, sizeof(text_cols) / sizeof(text_cols[0]));
+	for (i = 0; t && i < shown_locks(r); i++) {
+		const struct lock_entry *e = &r->view.locks[i];
+
+		put_text_row(t, r, 0, &e->v, lock_type_name(e->flags), profile__str(r->p, e->name));
+		for (c = 0; c < e->ncallers; c++)
+			put_text_row(t, r, 1, &e->callers[c].v, "", profile__str(r->p, e->callers[c].caller));
+		fflush(stdout);
+		if (r->o.hist)
+			print_hist(&e->v);
+		if (r->o.stacks)
+			print_stacks(r, e);
+	}
+	if (t) {
+		out_table__separator(t);
+		put_text_row(t, r, 0, &r->view.total, "", "TOTAL");
+		out_table__free(t);
+	}
+}
+
+static void print_csv(const struct report *r)
+{
+	struct out_table *t = out_table__new(stdout, OUT_CSV, csv_cols, sizeof(csv_cols) / sizeof(csv_cols[0]));
+	size_t i, c;
+
+	for (i = 0; t && i < shown_locks(r); i++) {
+		const struct lock_entry *e = &r->view.locks[i];
+		const char *name = profile__str(r->p, e->name), *type = lock_type_name(e->flags);
+
+		put_csv_row(t, r, "lock", name, type, "", &e->v);
+		for (c = 0; c < e->ncallers; c++)
+			put_csv_row(t, r, "caller", name, type, profile__str(r->p, e->callers[c].caller), &e->callers[c].v);
+	}
+	if (t) {
+		put_csv_row(t, r, "total", "", "", "", &r->view.total);
+		out_table__free(t);
+	}
+}
+
+/* --- JSON -------------------------------------------------------------------- */
+
+static void json_stats(struct json_writer *jw, const struct report *r, const struct lock_row_val *v)
+{
+	jw_u64_field(jw, "contended", v->count);
+	jw_u64_field(jw, "wait_total_ns", v->total_ns);
+	jw_u64_field(jw, "wait_avg_ns", row_avg(v));
+	jw_u64_field(jw, "wait_max_ns", v->max_ns);
+	jw_u64_field(jw, "wait_min_ns", v->count ? v->min_ns : 0);
+	jw_u64_field(jw, "p50_ns", hist_quantile(v, 0.50));
+	jw_u64_field(jw, "p99_ns", hist_quantile(v, 0.99));
+	jw_double_field(jw, "wait_pct_cpu", pct_cpu(r, v));
+}
+
+static void json_meta(struct json_writer *jw, const struct report *r)
+{
+	const struct profile *p = r->p;
+
+	jw_name(jw, "meta");
+	jw_start_object(jw);
+	jw_string_field(jw, "file", r->o.input);
+	jw_string_field(jw, "kernel", meta_or(p, "kernel", ""));
+	jw_string_field(jw, "arch", meta_or(p, "arch", ""));
+	jw_u64_field(jw, "cpus", strtoull(meta_or(p, "cpus", "0"), NULL, 10));
+	jw_u64_field(jw, "duration_ns", profile__duration_ns(p));
+	jw_string_field(jw, "command", meta_or(p, "command", ""));
+	jw_string_field(jw, "target", meta_or(p, "target", ""));
+	jw_string_field(jw, "start_time", meta_or(p, "start_time", ""));
+	jw_bool_field(jw, "per_task", !strcmp(meta_or(p, "per_task", "0"), "1"));
+	jw_bool_field(jw, "complete", p->has_end && p->stop == WALK_EOF);
+	if (p->has_end)
+		jw_i64_field(jw, "exit_status", p->end_exit_status);
+	jw_name(jw, "probes");
+	jw_start_object(jw);
+	jw_string_field(jw, "contention", meta_or(p, "probe.contention", "not attached"));
+	jw_end_object(jw);
+	jw_end_object(jw);
+}
+
+static void json_lost(struct json_writer *jw, const struct profile *p)
+{
+	size_t i;
+
+	jw_name(jw, "lost");
+	jw_start_object(jw);
+	for (i = 0; i < p->nlost; i++)
+		jw_u64_field(jw, p->lost[i].key, strtoull(p->lost[i].value, NULL, 10));
+	jw_end_object(jw);
+}
+
+static void json_hist(struct json_writer *jw, const struct lock_row_val *v)
+{
+	int i;
+
+	jw_name(jw, "hist");
+	jw_start_array(jw);
+	for (i = 0; i < LS_HIST_SLOTS; i++) {
+		if (!v->hist[i])
+			continue;
+		jw_start_object(jw);
+		jw_u64_field(jw, "from_ns", i ? 1ULL << i : 0);
+		jw_u64_field(jw, "to_ns", (1ULL << (i + 1)) - 1);
+		jw_u64_field(jw, "count", v->hist[i]);
+		jw_end_object(jw);
+	}
+	jw_end_array(jw);
+}
+
+static void json_stacks(struct json_writer *jw, const struct report *r, const struct lock_entry *e)
+{
+	char sym[256];
+	size_t i, f;
+
+	jw_name(jw, "stacks");
+	jw_start_array(jw);
+	for (i = 0; i < e->nstacks; i++) {
+		const struct stack *st = profile__stack(r->p, e->stacks[i].stack_id);
+
+		jw_start_object(jw);
+		jw_string_field(jw, "caller", profile__str(r->p, e->stacks[i].caller));
+		jw_u64_field(jw, "contended", e->stacks[i].v.count);
+		jw_u64_field(jw, "wait_total_ns", e->stacks[i].v.total_ns);
+		jw_name(jw, "frames");
+		jw_start_array(jw);
+		for (f = 0; st && f < st->nframes; f++) {
+			ksyms_format(&r->p->ksyms, st->frames[f], sym, sizeof(sym));
+			jw_string(jw, sym);
+		}
+		jw_end_array(jw);
+		jw_end_object(jw);
+	}
+	jw_end_array(jw);
+}
+
+static void json_lock(struct json_writer *jw, const struct report *r, const struct lock_entry *e)
+{
+	size_t c;
+
+	jw_start_object(jw);
+	jw_string_field(jw, "name", profile__str(r->p, e->name));
+	jw_string_field(jw, "type", lock_type_name(e->flags));
+	json_stats(jw, r, &e->v);
+	jw_name(jw, "callers");
+	jw_start_array(jw);
+	for (c = 0; c < e->ncallers; c++) {
+		jw_start_object(jw);
+		jw_string_field(jw, "symbol", profile__str(r->p, e->callers[c].caller));
+		json_stats(jw, r, &e->callers[c].v);
+		jw_end_object(jw);
+	}
+	jw_end_array(jw);
+	if (r->o.hist)
+		json_hist(jw, &e->v);
+	if (r->o.stacks)
+		json_stacks(jw, r, e);
+	jw_end_object(jw);
+}
+
+static void print_json(const struct report *r)
+{
+	struct json_writer *jw = jw_new(stdout, isatty(STDOUT_FILENO));
+	size_t i;
+
+	if (!jw)
+		return;
+	jw_start_object(jw);
+	json_meta(jw, r);
+	json_lost(jw, r->p);
+	jw_name(jw, "locks");
+	jw_start_array(jw);
+	for (i = 0; i < shown_locks(r); i++)
+		json_lock(jw, r, &r->view.locks[i]);
+	jw_end_array(jw);
+	jw_name(jw, "total");
+	jw_start_object(jw);
+	json_stats(jw, r, &r->view.total);
+	jw_end_object(jw);
+	jw_end_object(jw);
+	jw_free(jw);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report r = {
+		.o = { .input = "lockstat.data", .format = OUT_TEXT, .filter = { .pid = -1 } },
+	};
+	int err;
+
+	err = parse_args(&r.o, argc, argv);
+	if (err) {
+		usage(err > 0 ? stdout : stderr);
+		return err > 0 ? EXIT_OK : EXIT_USAGE;
+	}
+	err = load(&r);
+	if (!err) {
+		if (r.o.format == OUT_JSON)
+			print_json(&r);
+		else if (r.o.format == OUT_CSV)
+			print_csv(&r);
+		else
+			print_text(&r);
+	}
+	lock_view__free(&r.view);
+	profile__free(r.p);
+	return err ? EXIT_FAIL : EXIT_OK;
+}
