@@ -115,13 +115,18 @@ check-host: all
 	$(Q)tests/run-host.sh
 
 # Every tier this machine can run; a tier that cannot run says why.
-check: all unit-tests
+# Both entry points install the missing Debian packages first.
+check:
+	$(Q)contrib/install-deps.sh --tests
+	$(Q)$(MAKE) --no-print-directory all unit-tests
 	$(Q)tests/run-all.sh
 
 deps:
-	$(Q)contrib/install-deps.sh
+	$(Q)contrib/install-deps.sh --tests
 
-demo: all
+demo:
+	$(Q)contrib/install-deps.sh
+	$(Q)$(MAKE) --no-print-directory all
 	$(Q)contrib/demo.sh
 
 clean:

@@ -206,7 +206,8 @@ bool ksyms_is_lock_function(const struct ksyms *ks, uint64_t addr)
 		"percpu_down", "__percpu_down", "rt_mutex", "__rt_mutex",
 		"rt_spin", "rwbase_", "osq_lock", "lock_sock_nested",
 		"do_raw_spin", "spin_lock", "mmap_read_lock", "mmap_write_lock",
-		"__mmap_lock",
+		"__mmap_lock", "raw_spin_rq_lock", "_raw_spin_rq_lock", "__task_rq_lock",
+		"task_rq_lock", "double_rq_lock", "_double_lock_balance",
 	};
 	const struct ksym *k;
 	size_t i;

@@ -1,0 +1,31 @@
+#!/bin/bash
+# probe tells what the kernel offers; --attach forces a mode, and the
+# classic tracepoint fallback records the same thing as tp_btf.
+. "$(dirname "$0")/lib.sh"
+require_root; require_btf; require_tracepoint; require_cmd jq
+
+"$LOCKSTAT" probe >probe.txt
+check "probe lists every feature" sh -c "grep -q '^btf ' probe.txt && grep -q '^fentry ' probe.txt && grep -q '^kprobe ' probe.txt && grep -q '^perf_event ' probe.txt && grep -q '^uprobe ' probe.txt"
+check "each 'no' carries a reason" sh -c "! grep -E '^[a-z_:]+ +no *$' probe.txt"
+check "probe names the contention family's mode" grep -Eq '^contention +(tp_btf|tracepoint) ' probe.txt
+"$LOCKSTAT" probe -f csv | awk -F, 'NR==1 && $1=="feature" { ok=1 } END { exit !ok }'
+check "probe -f csv has a header" test $? = 0
+
+"$LOCKSTAT" record -q --attach=tracepoint -o tp.data -- "$WL/fdstorm" -t 2 -d 1 -q >/dev/null
+"$LOCKSTAT" report -i tp.data -f json >tp.json
+check "--attach=tracepoint uses the classic tracepoints" jqe '.meta.probes.contention == "tracepoint"' tp.json
+check "classic tracepoints see files_struct.file_lock" jqe '[.locks[] | select(.name == "files_struct.file_lock") | .contended] | add > 0' tp.json
+check "classic tracepoints resolve callers" jqe '[.locks[] | select(.name == "files_struct.file_lock") | .callers[].symbol | test("^(alloc_fd|file_close_fd)")] | any' tp.json
+
+if grep -q '^tp_btf:lock *yes' probe.txt; then
+	"$LOCKSTAT" record -q --attach=tp_btf -o btf.data -- true
+	check "--attach=tp_btf uses tp_btf" jqe '.meta.probes.contention == "tp_btf"' <("$LOCKSTAT" report -i btf.data -f json)
+fi
+if grep -q '^fentry *no' probe.txt; then
+	"$LOCKSTAT" record -q --attach=fentry -o fe.data -- true 2>err
+	rc=$?
+	check "--attach=fentry for lock waits fails with one clear line ($rc)" sh -c "test $rc = 1 && test \$(wc -l <err) = 1 && grep -q 'contention:' err"
+fi
+"$LOCKSTAT" record --attach=warp -- true 2>err
+check "--attach with an unknown mode: exit 2" test $? = 2
+done_testing

@@ -1,0 +1,22 @@
+#!/bin/bash
+# -p PID records a running process and stops when it exits.
+. "$(dirname "$0")/lib.sh"
+require_root; require_btf; require_tracepoint; require_cmd jq
+
+"$WL/fdstorm" -t 2 -d 3 -q >/dev/null &
+wl=$!
+sleep 0.3
+start=$(date +%s)
+"$LOCKSTAT" record -q -p $wl -o p.data -d 20
+rc=$?
+end=$(date +%s)
+wait $wl
+check "record -p exits 0 ($rc)" test $rc = 0
+check "record -p stops when the process exits ($((end - start)) s)" test $((end - start)) -lt 10
+check "record -p sees the process's contention" \
+	jqe '([.locks[] | select(.name == "files_struct.file_lock") | .contended] | add > 0) and .meta.target == "pid '"$wl"'"' <("$LOCKSTAT" report -i p.data -f json)
+"$LOCKSTAT" record -q -p 999999 -o none.data 2>err
+check "record -p of a missing process: exit 1, says so" sh -c "test $? = 1 && grep -q 'no process with pid 999999' err"
+"$LOCKSTAT" record -q -a -p 1 2>err
+check "-a with -p: exit 2" test $? = 2
+done_testing

@@ -1,0 +1,30 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Every test tier this machine can run. A tier that cannot run says why
+# and counts as skipped, never as passed. The last line is the summary.
+dir=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$dir/.." && pwd)
+pass=0 fail=0 skip=0
+
+tier() {	# name, then the command; parses the tier's "N passed, N failed" line
+	local name=$1 out rc p f s
+	shift
+	echo "=== $name"
+	out=$("$@" 2>&1 | tee /dev/stderr | tail -n 1)
+	rc=${PIPESTATUS[0]}
+	p=$(sed -n 's/.*: \([0-9]*\) passed.*/\1/p' <<<"$out")
+	f=$(sed -n 's/.* \([0-9]*\) failed.*/\1/p' <<<"$out")
+	s=$(sed -n 's/.* \([0-9]*\) skipped.*/\1/p' <<<"$out")
+	pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0})); skip=$((skip + ${s:-0}))
+	if [ "$rc" != 0 ] && [ "${f:-0}" = 0 ]; then fail=$((fail + 1)); fi
+}
+
+tier unit "$dir/run-unit.sh" "$root"/build/tests/test_*
+if [ "$(id -u)" = 0 ]; then
+	tier host "$dir/run-host.sh"
+else
+	echo "SKIP: host tier: needs root (CAP_BPF, CAP_PERFMON)"
+	skip=$((skip + 1))
+fi
+echo "lockstat: $pass passed, $fail failed, $skip skipped"
+[ "$fail" = 0 ]
