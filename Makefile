@@ -50,13 +50,17 @@ TOOL_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(TOOL_SRCS))
 # lib files that need no skeleton and no root: the unit-tested core
 CORE_SRCS := $(filter-out lib/collector.c lib/kfeatures.c,$(LIB_SRCS))
 ASAN_CORE_OBJS := $(patsubst %.c,$(OUTPUT)/asan/%.o,$(CORE_SRCS))
+# The whole tool under ASan/UBSan: report, fsck and friends need no root,
+# so the unit tier runs them on the fixtures in tests/data.
+ASAN_TOOL_OBJS := $(patsubst %.c,$(OUTPUT)/asan/%.o,$(LIB_SRCS) $(TOOL_SRCS))
+FUZZ_SECONDS ?= 30
 
 WORKLOADS := $(patsubst contrib/workloads/%.c,$(OUTPUT)/workloads/%,$(wildcard contrib/workloads/*.c))
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all clean check check-unit check-host demo deps workloads unit-tests install
+.PHONY: all clean check check-unit check-host demo deps workloads unit-tests fuzz
 
 all: $(OUTPUT)/lockstat workloads
 
@@ -96,17 +100,31 @@ $(OUTPUT)/workloads/%: contrib/workloads/%.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -std=gnu11 $(WARN) -O2 -g -pthread $(LDFLAGS) -o $@ $<
 
-$(OUTPUT)/asan/%.o: %.c $(wildcard lib/*.h)
+$(OUTPUT)/asan/%.o: %.c $(wildcard lib/*.h tool/*.h) $(SKELS)
 	$(call msg,CC-SAN,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -Itool $(SAN) -c $< -o $@
+
+$(OUTPUT)/asan/lockstat: $(ASAN_TOOL_OBJS)
+	$(call msg,LINK-SAN,$@)
+	$(Q)$(CC) $(SAN) -o $@ $^ $(LDLIBS)
+
+# libFuzzer on the profile reader (clang's -fsanitize=fuzzer).
+$(OUTPUT)/fuzz/fuzz_profile: tests/fuzz/fuzz_profile.c $(CORE_SRCS) $(wildcard lib/*.h)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -std=gnu11 $(WARN) -D_GNU_SOURCE -Ilib -Ibpf -g -O1 \
+		-fsanitize=fuzzer,address,undefined -o $@ $< $(CORE_SRCS) -lz -lbpf -lm
 
 $(OUTPUT)/tests/%: tests/unit/%.c $(ASAN_CORE_OBJS)
 	$(call msg,CC-TEST,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) -Itests/unit -o $@ $< $(ASAN_CORE_OBJS) -lcmocka -lz -lbpf -lm
 
-unit-tests: $(UNIT_TESTS)
+unit-tests: $(UNIT_TESTS) $(OUTPUT)/asan/lockstat
+
+fuzz: $(OUTPUT)/fuzz/fuzz_profile
+	$(Q)tests/run-fuzz.sh $(OUTPUT)/fuzz/fuzz_profile $(FUZZ_SECONDS)
 
 check-unit: unit-tests
 	$(Q)tests/run-unit.sh $(UNIT_TESTS)
@@ -119,7 +137,8 @@ check-host: all
 check:
 	$(Q)contrib/install-deps.sh --tests
 	$(Q)$(MAKE) --no-print-directory all unit-tests
-	$(Q)tests/run-all.sh
+	-$(Q)$(MAKE) --no-print-directory $(OUTPUT)/fuzz/fuzz_profile
+	$(Q)FUZZ_BIN=$(OUTPUT)/fuzz/fuzz_profile FUZZ_SECONDS=$(FUZZ_SECONDS) tests/run-all.sh
 
 deps:
 	$(Q)contrib/install-deps.sh --tests

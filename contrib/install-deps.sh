@@ -7,7 +7,7 @@ set -euo pipefail
 
 build_pkgs=(make gcc clang llvm bpftool pkg-config libbpf-dev libelf-dev libdw-dev
 	zlib1g-dev libncurses-dev)
-test_pkgs=(libcmocka-dev jq linux-perf util-linux procps)
+test_pkgs=(libcmocka-dev libclang-rt-dev jq linux-perf util-linux procps)
 
 want=("${build_pkgs[@]}")
 case "${1:-}" in

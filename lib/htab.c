@@ -19,9 +19,25 @@ uint64_t hash_bytes(const void *p, size_t n)
 	return h;
 }
 
+/*
+ * A slot is an 8-byte used flag, the key and the value, each rounded up to
+ * 8 bytes so that values holding u64s are aligned.
+ */
+#define ROUND8(n)	(((n) + 7) & ~(size_t)7)
+
+static size_t key_off(void)
+{
+	return 8;
+}
+
+static size_t val_off(const struct htab *h)
+{
+	return 8 + ROUND8(h->key_size);
+}
+
 static size_t slot_size(const struct htab *h)
 {
-	return 1 + h->key_size + h->val_size;
+	return val_off(h) + ROUND8(h->val_size);
 }
 
 static uint8_t *slot_at(const struct htab *h, size_t i)
@@ -49,7 +65,7 @@ static uint8_t *probe(const struct htab *h, const void *key)
 	for (;;) {
 		uint8_t *s = slot_at(h, i);
 
-		if (!s[0] || !memcmp(s + 1, key, h->key_size))
+		if (!s[0] || !memcmp(s + key_off(), key, h->key_size))
 			return s;
 		i = (i + 1) & (h->cap - 1);
 	}
@@ -62,7 +78,7 @@ void *htab_find(const struct htab *h, const void *key)
 	if (!h->cap)
 		return NULL;
 	s = probe(h, key);
-	return s[0] ? s + 1 + h->key_size : NULL;
+	return s[0] ? s + val_off(h) : NULL;
 }
 
 static int grow(struct htab *h)
@@ -79,7 +95,7 @@ static int grow(struct htab *h)
 		uint8_t *s = slot_at(h, i);
 
 		if (s[0]) {
-			memcpy(probe(&bigger, s + 1), s, slot_size(h));
+			memcpy(probe(&bigger, s + key_off()), s, slot_size(h));
 			bigger.count++;
 		}
 	}
@@ -99,13 +115,13 @@ void *htab_get(struct htab *h, const void *key, int *inserted)
 	s = probe(h, key);
 	if (!s[0]) {
 		s[0] = 1;
-		memcpy(s + 1, key, h->key_size);
-		memset(s + 1 + h->key_size, 0, h->val_size);
+		memcpy(s + key_off(), key, h->key_size);
+		memset(s + val_off(h), 0, h->val_size);
 		h->count++;
 		if (inserted)
 			*inserted = 1;
 	}
-	return s + 1 + h->key_size;
+	return s + val_off(h);
 }
 
 void *htab_next(const struct htab *h, size_t *it, const void **key)
@@ -115,8 +131,8 @@ void *htab_next(const struct htab *h, size_t *it, const void **key)
 
 		if (s[0]) {
 			if (key)
-				*key = s + 1;
-			return s + 1 + h->key_size;
+				*key = s + key_off();
+			return s + val_off(h);
 		}
 	}
 	return NULL;

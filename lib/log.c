@@ -1,14 +1,44 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <stdio.h>
+#include <string.h>
 #include <bpf/libbpf.h>
+#include "json.h"
 #include "log.h"
 
 int log_verbosity;
+static bool json_errors;
+
+void log_set_json_errors(bool on)
+{
+	json_errors = on;
+}
+
+static void json_error(const char *fmt, va_list ap)
+{
+	struct json_writer *jw = jw_new(stdout, false);
+	char msg[1024];
+
+	if (!jw)
+		return;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	msg[strcspn(msg, "\n")] = '\0';
+	jw_start_object(jw);
+	jw_string_field(jw, "error", msg);
+	jw_end_object(jw);
+	jw_free(jw);
+}
 
 void log_vmsg(enum log_level level, const char *fmt, va_list ap)
 {
+	va_list copy;
+
 	if (level > log_verbosity)
 		return;
+	if (level == LOG_ERROR && json_errors) {
+		va_copy(copy, ap);
+		json_error(fmt, copy);
+		va_end(copy);
+	}
 	if (level <= LOG_WARN)
 		fputs(level == LOG_ERROR ? "lockstat: " : "lockstat: warning: ", stderr);
 	vfprintf(stderr, fmt, ap);

@@ -3,6 +3,7 @@
 #define __LOCKSTAT_LOG_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 
 /*
  * One logging module for the whole tool: data goes to stdout through the
@@ -24,6 +25,11 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void log_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_vmsg(enum log_level level, const char *fmt, va_list ap);
+/*
+ * In JSON mode an error is also written to stdout as {"error": "..."}, so
+ * that a consumer piping stdout into a JSON parser sees why it got nothing.
+ */
+void log_set_json_errors(bool on);
 /* Route libbpf's messages through log_msg(). */
 void log_setup_libbpf(void);
 

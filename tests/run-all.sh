@@ -20,6 +20,8 @@ tier() {	# name, then the command; parses the tier's "N passed, N failed" line
 }
 
 tier unit "$dir/run-unit.sh" "$root"/build/tests/test_*
+tier fixtures "$dir/run-fixtures.sh"
+tier fuzz "$dir/run-fuzz.sh" "${FUZZ_BIN:-$root/build/fuzz/fuzz_profile}" "${FUZZ_SECONDS:-30}"
 if [ "$(id -u)" = 0 ]; then
 	tier host "$dir/run-host.sh"
 else

@@ -539,6 +539,7 @@ int cmd_report(int argc, char **argv)
 		usage(err > 0 ? stdout : stderr);
 		return err > 0 ? EXIT_OK : EXIT_USAGE;
 	}
+	log_set_json_errors(r.o.format == OUT_JSON);
 	err = load(&r);
 	if (!err) {
 		if (r.o.format == OUT_JSON)

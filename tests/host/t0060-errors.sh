@@ -1,7 +1,7 @@
 #!/bin/bash
 # Bad input gets one clear line and a non-zero exit, never a crash.
 . "$(dirname "$0")/lib.sh"
-require_root; require_btf; require_tracepoint
+require_root; require_btf; require_tracepoint; require_cmd jq
 
 "$LOCKSTAT" record --bogus -- true 2>err; rc=$?
 check "unknown option: exit 2 ($rc)" test $rc = 2
@@ -37,6 +37,8 @@ fi
 
 "$LOCKSTAT" report -i missing.data 2>err; rc=$?
 check "missing profile: exit 1 with the reason" sh -c "test $rc = 1 && grep -q 'No such file' err"
+"$LOCKSTAT" report -i missing.data -f json 2>/dev/null >err.json
+check "JSON mode: the error is JSON on stdout too" jqe '.error | test("missing.data: No such file")' err.json
 echo "hello world, not a profile" >foreign.data
 "$LOCKSTAT" report -i foreign.data 2>err; rc=$?
 check "foreign file: exit 1, 'not a lockstat profile'" sh -c "test $rc = 1 && grep -q 'not a lockstat profile' err"
