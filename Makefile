@@ -95,7 +95,7 @@ $(OUTPUT)/lockstat: $(LIB_OBJS) $(TOOL_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(OUTPUT)/workloads/%: contrib/workloads/%.c
+$(OUTPUT)/workloads/%: contrib/workloads/%.c contrib/workloads/workload.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -std=gnu11 $(WARN) -O2 -g -pthread $(LDFLAGS) -o $@ $<

@@ -19,6 +19,8 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 const volatile __u32 filter_targets;	/* only tgids in the targets map */
 const volatile __u32 per_task;		/* aggregate per task (-t) */
+const volatile __u64 stack_rate;	/* stacks per second per CPU; 0: every wait */
+const volatile __u32 stack_window_cap;	/* at most this many stacks per window */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
@@ -55,6 +57,13 @@ struct {
 	__type(value, struct cont_pending);
 	__uint(max_entries, 16384);
 } pending_sleep SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct stack_budget);
+	__uint(max_entries, 1);
+} stack_budget SEC(".maps");
 
 /* Processes of the workload (-p PID, -- CMD) and their children. */
 struct {
@@ -115,38 +124,162 @@ static void remember_comm(__u32 tid)
 	bpf_map_update_elem(&comms, &tid, comm, BPF_NOEXIST);
 }
 
-static void fill_key(void *ctx, struct cont_key *key, __u64 addr, __u32 flags,
-		     __u64 pid_tgid)
-{
-	long id = bpf_get_stackid(ctx, &stacks, 0);
+/*
+ * Taking a kernel stack is most of contention_begin's cost (about 2 us on
+ * a nested-virtualisation guest, 10x the typical spinlock wait), so above
+ * stack_rate waits per second per CPU each wait gets a stack with the
+ * probability that keeps to that rate, recomputed every window from the
+ * previous window's count. Random, not every Nth nor the first after a
+ * pause: both would favour callers by their timing. Below the rate every
+ * wait has its stack; waits without one are still counted exactly, under
+ * LS_STACK_UNSAMPLED.
+ */
+#define STACK_WINDOW_NS	10000000ULL
+#define NSEC_PER_SEC	1000000000ULL
 
-	if (id < 0)
-		count_lost(id == -EEXIST ? &lost.stack_collision : &lost.stack_error);
+/*
+ * The probability for the next window, as a 32-bit threshold: rate x
+ * elapsed / events, in fixed point (rate <= 1e6, elapsed <= 0.1 s, so
+ * nothing overflows).
+ */
+static __u32 stack_threshold(__u64 elapsed, __u32 events)
+{
+	__u64 t;
+
+	if (elapsed > 100000000ULL)
+		elapsed = 100000000ULL;
+	if (!events)
+		return ~0U;
+	t = (stack_rate * elapsed << 12) / events;
+	if (t >= NSEC_PER_SEC << 12)
+		return ~0U;
+	return (__u32)((t << 20) / NSEC_PER_SEC);
+}
+
+/*
+ * A window that follows a quiet one starts with a high probability; the
+ * cap keeps a sudden storm of waits from taking a stack each meanwhile.
+ */
+static bool may_take_stack(__u64 now)
+{
+	__u32 zero = 0;
+	struct stack_budget *b;
+
+	if (!stack_rate)
+		return true;
+	b = bpf_map_lookup_elem(&stack_budget, &zero);
+	if (!b)
+		return true;
+	if (now - b->window_start_ns >= STACK_WINDOW_NS) {
+		b->threshold = stack_threshold(now - b->window_start_ns, b->events);
+		b->window_start_ns = now;
+		b->events = 0;
+		b->taken = 0;
+	}
+	b->events++;
+	if (b->taken >= stack_window_cap)
+		return false;
+	if (b->threshold != ~0U && bpf_get_prandom_u32() > b->threshold)
+		return false;
+	b->taken++;
+	return true;
+}
+
+static __s32 take_stack(void *ctx, __u64 now)
+{
+	long id;
+
+	if (!may_take_stack(now))
+		return LS_STACK_UNSAMPLED;
+	id = bpf_get_stackid(ctx, &stacks, 0);
+	if (id >= 0)
+		return id;
+	count_lost(id == -EEXIST ? &lost.stack_collision : &lost.stack_error);
+	return LS_STACK_FAILED;
+}
+
+/* A new wait: everything but the end time, decided while the task waits. */
+static void fill_pending(void *ctx, struct cont_pending *p, __u64 addr, __u32 flags, __u64 now)
+{
+	struct cont_key *key = &p->key;
+
 	key->lock_addr = addr;
-	key->stack_id = id < 0 ? -1 : id;
+	key->stack_id = take_stack(ctx, now);
 	key->flags = flags;
 	key->lock_class = classify_lock(addr, flags);
 	if (per_task) {
+		__u64 pid_tgid = bpf_get_current_pid_tgid();
+
 		key->tgid = pid_tgid >> 32;
 		key->tid = (__u32)pid_tgid;
 		remember_comm(key->tid);
 	}
+	/*
+	 * The wait is timed from here, after our own work, so that waits with
+	 * and without a stack compare: a stack would add 2 us to a 200 ns wait.
+	 */
+	p->start_ns = bpf_ktime_get_ns();
 }
 
-static void begin_spin(void *ctx, __u64 addr, __u32 flags, __u64 pid_tgid)
+/*
+ * Create the row at begin, so that contention_end never allocates: an
+ * allocation can take a lock, whose contention would re-enter our end
+ * program, which the kernel then skips (a recursion miss), leaving a
+ * pending wait behind. A begin that re-enters is skipped instead, and its
+ * end is counted as missing_begin.
+ */
+static void ensure_row(const struct cont_key *key)
+{
+	struct cont_val zero = { .min_ns = ~0ULL };
+
+	if (bpf_map_lookup_elem(&stats, key))
+		return;
+	bpf_map_update_elem(&stats, key, &zero, BPF_NOEXIST);
+}
+
+/*
+ * A spinner cannot be preempted, so only interrupts nest on a CPU, and no
+ * spin lasts a second without the kernel's lockup detectors firing: an
+ * entry that old lost its end (a recursion miss) and must not be closed.
+ */
+#define STALE_SPIN_NS	1000000000ULL
+
+static void drop_stale_spins(struct cont_pending_spin *ps, __u64 now)
+{
+	__u32 d = ps->depth;
+
+	if (d == 0 || d > LS_PENDING_SPIN_DEPTH)
+		return;
+	if (now - ps->slot[d - 1].start_ns > STALE_SPIN_NS) {
+		count_lost(&lost.stale_begin);
+		ps->depth = 0;
+	}
+}
+
+static void begin_spin(void *ctx, __u64 addr, __u32 flags, __u64 now)
 {
 	__u32 zero = 0, depth;
 	struct cont_pending_spin *ps = bpf_map_lookup_elem(&pending_spin, &zero);
 
 	if (!ps)
 		return;
+	/*
+	 * An interrupt that contends while our end program runs on this CPU:
+	 * its own end would be skipped as a recursion, leaving the entry
+	 * behind to be matched, much later, with a bogus wait.
+	 */
+	if (ps->in_end) {
+		count_lost(&lost.in_probe);
+		return;
+	}
+	drop_stale_spins(ps, now);
 	depth = ps->depth;
 	if (depth >= LS_PENDING_SPIN_DEPTH) {
 		count_lost(&lost.nested_dropped);
 		return;
 	}
-	fill_key(ctx, &ps->slot[depth].key, addr, flags, pid_tgid);
-	ps->slot[depth].start_ns = bpf_ktime_get_ns();
+	fill_pending(ctx, &ps->slot[depth], addr, flags, now);
+	ensure_row(&ps->slot[depth].key);
 	ps->depth = depth + 1;
 }
 
@@ -168,13 +301,14 @@ static bool promote_mutex_spin(__u64 addr, __u32 tid)
 		return false;
 	p = ps->slot[top];
 	p.key.flags = LCB_F_MUTEX;
+	ensure_row(&p.key);
 	ps->depth = top;
 	if (bpf_map_update_elem(&pending_sleep, &tid, &p, BPF_ANY))
 		count_lost(&lost.pending_full);
 	return true;
 }
 
-static void begin_sleep(void *ctx, __u64 addr, __u32 flags, __u64 pid_tgid)
+static void begin_sleep(void *ctx, __u64 addr, __u32 flags, __u64 pid_tgid, __u64 now)
 {
 	__u32 tid = (__u32)pid_tgid;
 	struct cont_pending *old, p = {};
@@ -187,8 +321,8 @@ static void begin_sleep(void *ctx, __u64 addr, __u32 flags, __u64 pid_tgid)
 			return;		/* nested begin on the same lock */
 		count_lost(&lost.stale_begin);
 	}
-	fill_key(ctx, &p.key, addr, flags, pid_tgid);
-	p.start_ns = bpf_ktime_get_ns();
+	fill_pending(ctx, &p, addr, flags, now);
+	ensure_row(&p.key);
 	if (bpf_map_update_elem(&pending_sleep, &tid, &p, BPF_ANY))
 		count_lost(&lost.pending_full);
 }
@@ -199,10 +333,12 @@ static __always_inline void on_begin(void *ctx, __u64 addr, __u32 flags)
 
 	if (!is_target(pid_tgid >> 32))
 		return;
+	__u64 now = bpf_ktime_get_ns();
+
 	if (flags & LCB_F_SPIN)
-		begin_spin(ctx, addr, flags, pid_tgid);
+		begin_spin(ctx, addr, flags, now);
 	else
-		begin_sleep(ctx, addr, flags, pid_tgid);
+		begin_sleep(ctx, addr, flags, pid_tgid, now);
 }
 
 static __always_inline __u32 log2_slot(__u64 v)
@@ -218,19 +354,14 @@ static __always_inline __u32 log2_slot(__u64 v)
 	return r < LS_HIST_SLOTS ? r : LS_HIST_SLOTS - 1;
 }
 
+/* The row was made at begin; without it the stats map was full. */
 static void account(const struct cont_key *key, __u64 delta)
 {
 	struct cont_val *v = bpf_map_lookup_elem(&stats, key);
 
 	if (!v) {
-		struct cont_val zero = { .min_ns = ~0ULL };
-
-		bpf_map_update_elem(&stats, key, &zero, BPF_NOEXIST);
-		v = bpf_map_lookup_elem(&stats, key);
-		if (!v) {
-			count_lost(&lost.map_full);
-			return;
-		}
+		count_lost(&lost.map_full);
+		return;
 	}
 	v->count++;
 	v->total_ns += delta;
@@ -242,12 +373,11 @@ static void account(const struct cont_key *key, __u64 delta)
 }
 
 /* Search the per-CPU stack from the top; waits end in LIFO order. */
-static bool end_spin(__u64 addr, __u64 now)
+static bool end_spin(struct cont_pending_spin *ps, __u64 addr, __u64 now)
 {
-	__u32 zero = 0, i;
-	struct cont_pending_spin *ps = bpf_map_lookup_elem(&pending_spin, &zero);
+	__u32 i;
 
-	if (!ps || ps->depth == 0)
+	if (ps->depth == 0)
 		return false;
 	for (i = LS_PENDING_SPIN_DEPTH; i > 0; i--) {
 		__u32 at = i - 1;
@@ -261,16 +391,11 @@ static bool end_spin(__u64 addr, __u64 now)
 	return false;
 }
 
-static __always_inline void on_end(__u64 addr)
+static void end_sleep(__u64 addr, __u64 now)
 {
-	__u64 now = bpf_ktime_get_ns();
-	__u32 tid;
-	struct cont_pending *p;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct cont_pending *p = bpf_map_lookup_elem(&pending_sleep, &tid);
 
-	if (end_spin(addr, now))
-		return;
-	tid = (__u32)bpf_get_current_pid_tgid();
-	p = bpf_map_lookup_elem(&pending_sleep, &tid);
 	if (!p || p->key.lock_addr != addr) {
 		if (is_target(bpf_get_current_pid_tgid() >> 32))
 			count_lost(&lost.missing_begin);
@@ -278,6 +403,20 @@ static __always_inline void on_end(__u64 addr)
 	}
 	account(&p->key, now - p->start_ns);
 	bpf_map_delete_elem(&pending_sleep, &tid);
+}
+
+static __always_inline void on_end(__u64 addr)
+{
+	__u64 now = bpf_ktime_get_ns();
+	__u32 zero = 0;
+	struct cont_pending_spin *ps = bpf_map_lookup_elem(&pending_spin, &zero);
+
+	if (!ps)
+		return;
+	ps->in_end = 1;
+	if (!end_spin(ps, addr, now))
+		end_sleep(addr, now);
+	ps->in_end = 0;
 }
 
 static __always_inline void follow_fork(__u32 parent_tgid, __u32 child_tgid)

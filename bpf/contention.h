@@ -35,9 +35,12 @@ enum lock_class {
 	LOCK_CLASS__COUNT,
 };
 
+#define LS_STACK_FAILED		(-1)	/* bpf_get_stackid() failed: counted in lost */
+#define LS_STACK_UNSAMPLED	(-2)	/* over the stack budget: not taken */
+
 struct cont_key {
 	__u64 lock_addr;
-	__s32 stack_id;		/* -1: the stack could not be taken */
+	__s32 stack_id;		/* or LS_STACK_FAILED / LS_STACK_UNSAMPLED */
 	__u32 flags;		/* contention_begin flags: the lock type */
 	__u32 tgid;		/* 0 unless per-task aggregation (-t) */
 	__u32 tid;		/* 0 unless per-task aggregation (-t) */
@@ -61,8 +64,17 @@ struct cont_pending {
 
 struct cont_pending_spin {
 	__u32 depth;
-	__u32 __pad;
+	__u32 in_end;		/* our contention_end runs on this CPU */
 	struct cont_pending slot[LS_PENDING_SPIN_DEPTH];
+};
+
+/* Per-CPU state of the stack sampler (see may_take_stack). */
+struct stack_budget {
+	__u64 window_start_ns;
+	__u32 events;		/* waits begun in this window */
+	__u32 threshold;	/* take a stack when prandom <= threshold */
+	__u32 taken;		/* stacks taken in this window */
+	__u32 __pad;
 };
 
 /* Every way an event can be lost; shown in the report header. */
@@ -75,6 +87,7 @@ struct cont_lost {
 	__u64 stack_error;	/* bpf_get_stackid failed otherwise */
 	__u64 map_full;		/* stats map full: the wait was not counted */
 	__u64 targets_full;	/* a child of the workload could not be followed */
+	__u64 in_probe;		/* a wait begun inside our own end program (interrupt) */
 };
 
 #endif /* __LOCKSTAT_CONTENTION_H */

@@ -18,7 +18,7 @@ _Static_assert(sizeof(struct cont_key) == 32, "cont_key layout is shared with BP
 _Static_assert(sizeof(struct cont_val) == 32 + 4 * LS_HIST_SLOTS, "cont_val layout is shared with BPF");
 _Static_assert(sizeof(struct cont_pending) == 40, "cont_pending layout is shared with BPF");
 _Static_assert(sizeof(struct cont_pending_spin) == 8 + 40 * LS_PENDING_SPIN_DEPTH, "cont_pending_spin layout");
-_Static_assert(sizeof(struct cont_lost) == 8 * 8, "cont_lost layout is shared with BPF");
+_Static_assert(sizeof(struct cont_lost) == 9 * 8, "cont_lost layout is shared with BPF");
 
 struct collector {
 	struct contention_bpf *skel;
@@ -62,6 +62,9 @@ static int load_and_attach(struct collector *c, const struct collector_opts *o, 
 		return -errno;
 	s->rodata->filter_targets = o->filter_targets;
 	s->rodata->per_task = o->per_task;
+	s->rodata->stack_rate = o->stack_rate;
+	/* Twice a 10 ms window's share, so that random bunching is rarely cut. */
+	s->rodata->stack_window_cap = o->stack_rate / 50 + 2;
 	if (o->stats_entries)
 		bpf_map__set_max_entries(s->maps.stats, o->stats_entries);
 	if (o->stack_entries)
@@ -361,9 +364,11 @@ static int close_spinning(struct collector *c, uint64_t stop, size_t *n)
 	if (bpf_map__lookup_elem(c->skel->maps.pending_spin, &zero, sizeof(zero), ps,
 				 sizeof(*ps) * c->ncpus, 0))
 		goto out;
+	/* As in BPF: a spin older than a second lost its end; do not close it. */
 	for (cpu = 0; cpu < c->ncpus && !err; cpu++)
 		for (d = 0; d < ps[cpu].depth && d < LS_PENDING_SPIN_DEPTH && !err; d++)
-			err = add_inflight(c, &ps[cpu].slot[d], stop, n);
+			if (stop - ps[cpu].slot[d].start_ns < 1000000000ULL)
+				err = add_inflight(c, &ps[cpu].slot[d], stop, n);
 out:
 	free(ps);
 	return err;

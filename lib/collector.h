@@ -18,6 +18,7 @@ struct collector_opts {
 	enum attach_mode mode;
 	uint32_t stats_entries;	/* 0: default */
 	uint32_t stack_entries;	/* 0: default */
+	uint32_t stack_rate;	/* kernel stacks per second per CPU; 0: one per wait */
 };
 
 struct collector;

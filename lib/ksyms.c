@@ -87,24 +87,27 @@ static void note_lock_text(struct ksyms *ks, const struct ksym *k)
 		ks->lock_text_end = k->addr;
 }
 
+#define LAST_SYMBOL_SIZE	4096
+
 /* Sizes run to the next symbol of the same module, for symbols that lack one. */
 void ksyms_sort(struct ksyms *ks)
 {
 	size_t i;
 
+	if (!ks->count)
+		return;
 	qsort(ks->syms, ks->count, sizeof(*ks->syms), cmp_ksym);
 	for (i = 0; i < ks->count; i++) {
-		struct ksym *k = &ks->syms[i];
+		struct ksym *k = &ks->syms[i], *next = i + 1 < ks->count ? k + 1 : NULL;
 
 		note_lock_text(ks, k);
 		if (k->size)
 			continue;
-		if (i + 1 < ks->count && ks->syms[i + 1].addr > k->addr)
-			k->size = ks->syms[i + 1].addr - k->addr;
-		else if (i + 1 < ks->count)
-			k->size = 1;
+		/* The last symbol of a module (or of the core) ends nobody knows where. */
+		if (!next || strcmp(next->module, k->module))
+			k->size = LAST_SYMBOL_SIZE;
 		else
-			k->size = 4096;
+			k->size = next->addr > k->addr ? next->addr - k->addr : 1;
 	}
 }
 
@@ -135,15 +138,20 @@ static int parse_line(struct ksyms *ks, char *line, bool *nonzero)
 
 int ksyms_load_file(struct ksyms *ks, FILE *f)
 {
-	char line[512];
+	char *line = NULL;
+	size_t cap = 0;
 	bool nonzero = false;
-	int err;
+	int err = 0;
 
-	while (fgets(line, sizeof(line), f)) {
+	/* getline: symbol names may be 512 bytes long since 6.1 (Rust). */
+	while (getline(&line, &cap, f) > 0) {
 		err = parse_line(ks, line, &nonzero);
 		if (err)
-			return err;
+			break;
 	}
+	free(line);
+	if (err)
+		return err;
 	if (ferror(f))
 		return -EIO;
 	if (ks->count && !nonzero)
@@ -187,7 +195,7 @@ const struct ksym *ksyms_find_data(const struct ksyms *ks, uint64_t addr)
 {
 	const struct ksym *k = ksyms_find(ks, addr);
 
-	if (!k || !strchr("dbr", k->type))
+	if (!k || !k->type || !strchr("dbr", k->type))
 		return NULL;
 	return k;
 }

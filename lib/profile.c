@@ -148,7 +148,7 @@ static int read_stacks(struct profile *p, struct cursor *c)
 	return err ? err : (c->err ? -EBADMSG : 0);
 }
 
-static void merge_row(struct lock_row_val *dst, const struct lock_row_val *src)
+void lock_row_merge(struct lock_row_val *dst, const struct lock_row_val *src)
 {
 	size_t i;
 
@@ -204,7 +204,7 @@ static int read_row(struct profile *p, struct cursor *c)
 	dst = htab_get(&p->rows, &k, NULL);
 	if (!dst)
 		return -ENOMEM;
-	merge_row(dst, &v);
+	lock_row_merge(dst, &v);
 	return 0;
 }
 

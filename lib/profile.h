@@ -78,6 +78,9 @@ struct profile {
 #define END_F_CLEAN		1u	/* record finished normally */
 #define END_F_INTERRUPTED	2u	/* stopped by a signal */
 
+/* dst += src: counts and totals add, min and max combine, histograms add. */
+void lock_row_merge(struct lock_row_val *dst, const struct lock_row_val *src);
+
 /* Read a profile file; on error *errmsg says why in one line. */
 int profile__read(const char *path, struct profile **p, char *errmsg, size_t errlen);
 int profile__read_mem(const void *data, size_t size, struct profile **p, char *errmsg, size_t errlen);

@@ -183,13 +183,42 @@ static bool is_rq_lock(const struct pwriter *w, uint64_t addr)
 	return false;
 }
 
+static bool is_real_caller(const struct pwriter *w, uint32_t caller)
+{
+	return w->strs[caller][0] != '[';
+}
+
+/*
+ * An anonymous lock is named after the function that takes it: the first
+ * caller with a stack among this bucket's rows for that address. A lock
+ * first seen without any stack keeps its bare address: a name, once
+ * given, never changes within a recording.
+ */
+static void anon_name(struct pwriter *w, const struct cont_row *rows, const uint32_t *callers,
+		      size_t n, uint64_t addr, char *name, size_t len)
+{
+	char func[256];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (rows[i].key.lock_addr != addr || !is_real_caller(w, callers[i]))
+			continue;
+		snprintf(func, sizeof(func), "%s", w->strs[callers[i]]);
+		func[strcspn(func, "+")] = '\0';	/* the function, not the call site */
+		snprintf(name, len, "0x%" PRIx64 "@%s", addr, func);
+		return;
+	}
+	snprintf(name, len, "0x%" PRIx64, addr);
+}
+
 /* Most specific first: BPF's class, a static symbol, rq, then the caller. */
-static uint32_t lock_name(struct pwriter *w, const struct cont_key *k, uint32_t caller)
+static uint32_t lock_name(struct pwriter *w, const struct cont_row *rows, const uint32_t *callers,
+			  size_t n, const struct cont_key *k)
 {
 	const char *cls = lock_class_name(k->lock_class);
 	const struct ksym *sym;
 	uint32_t *id;
-	char name[320], func[256];
+	char name[320];
 
 	if (cls)
 		return intern(w, cls);
@@ -203,12 +232,8 @@ static uint32_t lock_name(struct pwriter *w, const struct cont_key *k, uint32_t 
 		snprintf(name, sizeof(name), "%s+0x%" PRIx64, sym->name, (uint64_t)(k->lock_addr - sym->addr));
 	else if (is_rq_lock(w, k->lock_addr))
 		snprintf(name, sizeof(name), "rq.__lock");
-	else {
-		/* The caller's function, not its offset: one name per lock. */
-		snprintf(func, sizeof(func), "%s", w->strs[caller]);
-		func[strcspn(func, "+")] = '\0';
-		snprintf(name, sizeof(name), "0x%" PRIx64 "@%s", (uint64_t)k->lock_addr, func);
-	}
+	else
+		anon_name(w, rows, callers, n, k->lock_addr, name, sizeof(name));
 	if (!id)
 		return intern(w, name);
 	*id = intern(w, name) + 1;
@@ -220,11 +245,13 @@ static uint32_t row_caller(struct pwriter *w, const struct cont_key *k)
 	uint64_t frames[LS_STACK_DEPTH];
 	int n, inserted;
 
+	if (k->stack_id == LS_STACK_UNSAMPLED)
+		return intern(w, "[stack not sampled]");
 	if (k->stack_id < 0 || !w->o.fetch_stack)
-		return intern(w, "[unknown]");
+		return intern(w, "[stack lost]");
 	n = w->o.fetch_stack(w->o.fetch_ctx, k->stack_id, frames, LS_STACK_DEPTH);
 	if (n <= 0)
-		return intern(w, "[unknown]");
+		return intern(w, "[stack lost]");
 	if (w->o.ksyms)
 		n = ksyms_trim_tracing(w->o.ksyms, frames, n);
 	if (htab_get(&w->stacks_seen, &k->stack_id, &inserted) && inserted)
@@ -232,10 +259,9 @@ static uint32_t row_caller(struct pwriter *w, const struct cont_key *k)
 	return caller_of(w, frames, n);
 }
 
-static void put_row(struct pwriter *w, struct buf *b, const struct cont_row *r)
+static void put_row(struct pwriter *w, struct buf *b, const struct cont_row *r,
+		    uint32_t name, uint32_t caller)
 {
-	uint32_t caller = row_caller(w, &r->key);
-	uint32_t name = lock_name(w, &r->key, caller);
 	uint32_t i, nhist = 0;
 
 	buf_put_varint(b, r->key.lock_addr);
@@ -302,16 +328,22 @@ static int flush_list(struct pwriter *w, uint32_t type, uint32_t flags, struct b
 int pwriter__bucket(struct pwriter *w, uint64_t t0_ns, uint64_t t1_ns,
 		    const struct cont_row *rows, size_t nrows)
 {
+	uint32_t *callers = calloc(nrows ? nrows : 1, sizeof(*callers));
 	struct buf b;
 	size_t i;
 	int err;
 
+	if (!callers)
+		return -ENOMEM;
 	buf_init(&b);
 	buf_put_varint(&b, t0_ns);
 	buf_put_varint(&b, t1_ns);
 	buf_put_varint(&b, nrows);
 	for (i = 0; i < nrows; i++)
-		put_row(w, &b, &rows[i]);
+		callers[i] = row_caller(w, &rows[i].key);
+	for (i = 0; i < nrows; i++)
+		put_row(w, &b, &rows[i], lock_name(w, rows, callers, nrows, &rows[i].key), callers[i]);
+	free(callers);
 	err = flush_strings(w);
 	if (!err)
 		err = flush_list(w, CHUNK_KSYMS, 0, &w->ksyms_chunk, &w->nksyms_pending);

@@ -82,20 +82,6 @@ static bool row_matches(const struct profile *p, const struct lock_row_key *k,
 	return f->pid < 0 || (uint32_t)f->pid == k->tgid || (uint32_t)f->pid == k->tid;
 }
 
-static void merge(struct lock_row_val *dst, const struct lock_row_val *src)
-{
-	int i;
-
-	if (!dst->count || src->min_ns < dst->min_ns)
-		dst->min_ns = src->min_ns;
-	if (src->max_ns > dst->max_ns)
-		dst->max_ns = src->max_ns;
-	dst->count += src->count;
-	dst->total_ns += src->total_ns;
-	for (i = 0; i < LS_HIST_SLOTS; i++)
-		dst->hist[i] += src->hist[i];
-}
-
 static struct lock_part *find_part(struct lock_part **parts, size_t *n, uint32_t caller, int32_t stack_id)
 {
 	struct lock_part *grown;
@@ -147,10 +133,10 @@ static int add_row(struct lock_view *v, struct htab *index, const struct lock_ro
 	s = find_part(&e->stacks, &e->nstacks, k->caller, k->stack_id);
 	if (!c || !s)
 		return -ENOMEM;
-	merge(&e->v, val);
-	merge(&c->v, val);
-	merge(&s->v, val);
-	merge(&v->total, val);
+	lock_row_merge(&e->v, val);
+	lock_row_merge(&c->v, val);
+	lock_row_merge(&s->v, val);
+	lock_row_merge(&v->total, val);
 	return 0;
 }
 
@@ -219,6 +205,8 @@ void lock_view__sort(struct lock_view *v, enum lock_sort key)
 {
 	size_t i;
 
+	if (!v->nlocks)
+		return;
 	sort_key = key;
 	sort_profile = v->p;
 	qsort(v->locks, v->nlocks, sizeof(*v->locks), cmp_lock);

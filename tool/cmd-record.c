@@ -47,6 +47,7 @@ struct record_opts {
 	bool per_task;
 	enum attach_mode mode;
 	unsigned long map_entries;
+	unsigned long stack_rate;
 	char **argv;		/* the workload, or NULL */
 };
 
@@ -102,6 +103,8 @@ static void usage(FILE *f)
 		"  -t, --per-thread       aggregate per task too (pid, tid, comm)\n"
 		"      --attach MODE      auto, tp, tp_btf or tracepoint (default auto)\n"
 		"      --bucket SECS      drain the kernel maps every SECS (default 1)\n"
+		"      --stack-rate N     kernel stacks taken per second per CPU (default 1000;\n"
+		"                         0: one for every wait); waits are always all counted\n"
 		"  -M, --map-entries N    rows the kernel can hold (default 16384)\n"
 		"  -v, --verbose          say more (-vvv: libbpf's own messages)\n"
 		"  -q, --quiet            only errors\n"
@@ -110,7 +113,7 @@ static void usage(FILE *f)
 		"The workload's exit status becomes lockstat's (128+N when killed by signal N).\n");
 }
 
-enum { OPT_ATTACH = 1000, OPT_BUCKET };
+enum { OPT_ATTACH = 1000, OPT_BUCKET, OPT_STACK_RATE };
 
 static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -120,6 +123,7 @@ static const struct option long_opts[] = {
 	{ "per-thread", no_argument, NULL, 't' },
 	{ "attach", required_argument, NULL, OPT_ATTACH },
 	{ "bucket", required_argument, NULL, OPT_BUCKET },
+	{ "stack-rate", required_argument, NULL, OPT_STACK_RATE },
 	{ "map-entries", required_argument, NULL, 'M' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -156,6 +160,8 @@ static int parse_one(struct record_opts *o, int opt, const char *arg)
 		return 0;
 	case OPT_BUCKET:
 		return parse_seconds("--bucket", arg, &o->bucket);
+	case OPT_STACK_RATE:
+		return parse_ulong("--stack-rate", arg, 1000000UL, &o->stack_rate);
 	case 'M':
 		if (parse_ulong("--map-entries", arg, 1UL << 24, &v))
 			return -EINVAL;
@@ -388,10 +394,10 @@ static void join_argv(char **argv, char *out, size_t len)
 
 static int write_meta(struct recorder *r)
 {
-	char cpus[16], bucket[32], command[1024], target[64], started[64];
+	char cpus[16], bucket[32], command[1024], target[64], started[64], rate[24];
 	struct utsname u;
 	time_t t = time(NULL);
-	struct kv kv[12];
+	struct kv kv[13];
 	size_t n = 0;
 
 	uname(&u);
@@ -414,30 +420,34 @@ static int write_meta(struct recorder *r)
 	kv[n++] = (struct kv){ "start_time", started };
 	kv[n++] = (struct kv){ "bucket_ns", bucket };
 	kv[n++] = (struct kv){ "per_task", r->o.per_task ? "1" : "0" };
+	snprintf(rate, sizeof(rate), "%lu", r->o.stack_rate);
+	kv[n++] = (struct kv){ "stack_rate", rate };
 	kv[n++] = (struct kv){ "probe.contention", (char *)collector__mode(r->col) };
 	return pwriter__meta(r->w, kv, n);
 }
 
+static const char *const lost_names[] = {
+	"missing_begin", "nested_dropped", "stale_begin", "pending_full",
+	"stack_collision", "stack_error", "map_full", "targets_full", "in_probe",
+};
+
+#define NLOST (sizeof(lost_names) / sizeof(lost_names[0]))
+_Static_assert(sizeof(struct cont_lost) == NLOST * sizeof(__u64), "one name per loss counter, in order");
+
 static int write_lost(struct recorder *r)
 {
-	static const char *const names[] = {
-		"missing_begin", "nested_dropped", "stale_begin", "pending_full",
-		"stack_collision", "stack_error", "map_full", "targets_full",
-	};
-	char vals[8][24];
+	char vals[NLOST][24];
 	struct cont_lost lost;
-	struct kv kv[8];
+	struct kv kv[NLOST];
 	__u64 *counters = (__u64 *)&lost;
 	size_t i;
 
-	_Static_assert(sizeof(struct cont_lost) == sizeof(names) / sizeof(names[0]) * 8,
-		       "one name per loss counter");
 	collector__lost(r->col, &lost);
-	for (i = 0; i < 8; i++) {
+	for (i = 0; i < NLOST; i++) {
 		snprintf(vals[i], sizeof(vals[i]), "%llu", (unsigned long long)counters[i]);
-		kv[i] = (struct kv){ (char *)names[i], vals[i] };
+		kv[i] = (struct kv){ (char *)lost_names[i], vals[i] };
 	}
-	return pwriter__lost(r->w, kv, 8);
+	return pwriter__lost(r->w, kv, NLOST);
 }
 
 /* --- the loop ------------------------------------------------------------ */
@@ -573,6 +583,7 @@ static int attach_probes(struct recorder *r)
 		.filter_targets = !r->o.system_wide,
 		.mode = r->o.mode,
 		.stats_entries = r->o.map_entries,
+		.stack_rate = r->o.stack_rate,
 	};
 	char why[256] = "";
 	int err;
@@ -712,7 +723,8 @@ err_discard:
 int cmd_record(int argc, char **argv)
 {
 	struct recorder r = {
-		.o = { .output = "lockstat.data", .bucket = 1.0, .mode = ATTACH_AUTO },
+		.o = { .output = "lockstat.data", .bucket = 1.0, .mode = ATTACH_AUTO,
+		       .stack_rate = 1000 },
 		.fd = -1, .sigfd = -1, .pidfd = -1,
 	};
 	int err, code;

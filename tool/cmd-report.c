@@ -415,6 +415,7 @@ static void json_meta(struct json_writer *jw, const struct report *r)
 	jw_string_field(jw, "target", meta_or(p, "target", ""));
 	jw_string_field(jw, "start_time", meta_or(p, "start_time", ""));
 	jw_bool_field(jw, "per_task", !strcmp(meta_or(p, "per_task", "0"), "1"));
+	jw_u64_field(jw, "stack_rate", strtoull(meta_or(p, "stack_rate", "0"), NULL, 10));
 	jw_bool_field(jw, "complete", p->has_end && p->stop == WALK_EOF);
 	if (p->has_end)
 		jw_i64_field(jw, "exit_status", p->end_exit_status);

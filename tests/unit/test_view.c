@@ -1,0 +1,531 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <setjmp.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "locktype.h"
+#include "profile.h"
+#include "view_locks.h"
+#include "fixtures.h"
+
+/* ---- lock types ---- */
+
+static void test_lock_type_name(void **state)
+{
+	(void)state;
+	assert_string_equal(lock_type_name(LCB_F_SPIN), "spinlock");
+	assert_string_equal(lock_type_name(LCB_F_SPIN | LCB_F_READ), "rwlock:R");
+	assert_string_equal(lock_type_name(LCB_F_SPIN | LCB_F_WRITE), "rwlock:W");
+	assert_string_equal(lock_type_name(LCB_F_READ), "rwsem:R");
+	assert_string_equal(lock_type_name(LCB_F_WRITE), "rwsem:W");
+	assert_string_equal(lock_type_name(LCB_F_MUTEX), "mutex");
+	assert_string_equal(lock_type_name(LCB_F_MUTEX | LCB_F_SPIN), "mutex:spin");
+	assert_string_equal(lock_type_name(LCB_F_RT), "rtmutex");
+	assert_string_equal(lock_type_name(LCB_F_RT | LCB_F_READ), "rwlock-rt:R");
+	assert_string_equal(lock_type_name(LCB_F_RT | LCB_F_WRITE), "rwlock-rt:W");
+	assert_string_equal(lock_type_name(LCB_F_PERCPU | LCB_F_READ), "pcpu-sem:R");
+	assert_string_equal(lock_type_name(LCB_F_PERCPU | LCB_F_WRITE), "pcpu-sem:W");
+	assert_string_equal(lock_type_name(0), "semaphore");
+	assert_string_equal(lock_type_name(1u << 6), "unknown");
+	assert_string_equal(lock_type_name(LCB_F_SPIN | LCB_F_READ | LCB_F_WRITE), "unknown");
+	assert_string_equal(lock_type_name(UINT32_MAX), "unknown");
+}
+
+static void test_lock_type_matches(void **state)
+{
+	(void)state;
+	/* A family matches each of its modes. */
+	assert_true(lock_type_matches("rwsem", LCB_F_READ));
+	assert_true(lock_type_matches("rwsem", LCB_F_WRITE));
+	assert_false(lock_type_matches("rwsem", LCB_F_SPIN | LCB_F_READ));
+	assert_false(lock_type_matches("rwsem", 0));
+	assert_true(lock_type_matches("rwlock", LCB_F_SPIN | LCB_F_READ));
+	assert_true(lock_type_matches("rwlock", LCB_F_SPIN | LCB_F_WRITE));
+	assert_false(lock_type_matches("rwlock", LCB_F_SPIN));
+	assert_false(lock_type_matches("rwlock", LCB_F_RT | LCB_F_READ));
+	assert_true(lock_type_matches("pcpu-sem", LCB_F_PERCPU | LCB_F_READ));
+	assert_true(lock_type_matches("pcpu-sem", LCB_F_PERCPU | LCB_F_WRITE));
+	/* A mode matches only itself. */
+	assert_true(lock_type_matches("rwsem:R", LCB_F_READ));
+	assert_false(lock_type_matches("rwsem:R", LCB_F_WRITE));
+	assert_true(lock_type_matches("rwsem:W", LCB_F_WRITE));
+	assert_false(lock_type_matches("rwsem:W", LCB_F_READ));
+	/* Whole names only, no prefixes. */
+	assert_true(lock_type_matches("spinlock", LCB_F_SPIN));
+	assert_false(lock_type_matches("spin", LCB_F_SPIN));
+	assert_false(lock_type_matches("rw", LCB_F_READ));
+	assert_false(lock_type_matches("rwsem:", LCB_F_READ));
+	assert_false(lock_type_matches("", LCB_F_SPIN));
+	assert_true(lock_type_matches("mutex", LCB_F_MUTEX));
+	assert_false(lock_type_matches("mutex", LCB_F_SPIN));
+	assert_true(lock_type_matches("semaphore", 0));
+	assert_false(lock_type_matches("semaphore", LCB_F_READ));
+}
+
+static void test_lock_class_name(void **state)
+{
+	(void)state;
+	assert_null(lock_class_name(LOCK_CLASS_NONE));
+	assert_string_equal(lock_class_name(LOCK_CLASS_FILES_FILE_LOCK), "files_struct.file_lock");
+	assert_string_equal(lock_class_name(LOCK_CLASS_MM_MMAP_LOCK), "mm_struct.mmap_lock");
+	assert_string_equal(lock_class_name(LOCK_CLASS_SIGHAND_SIGLOCK), "sighand_struct.siglock");
+	assert_string_equal(lock_class_name(LOCK_CLASS_RQ_LOCK), "rq.__lock");
+	assert_null(lock_class_name(LOCK_CLASS__COUNT));
+	assert_null(lock_class_name(UINT32_MAX));
+}
+
+/* ---- histogram quantiles ---- */
+
+static void test_hist_quantile_one_slot(void **state)
+{
+	struct lock_row_val v = { 0 };
+	double q;
+
+	(void)state;
+	assert_true(hist_quantile(&v, 0.5) == 0);
+
+	v.count = 8;
+	v.hist[10] = 8;
+	for (q = 0.05; q < 1.0; q += 0.05) {
+		uint64_t x = hist_quantile(&v, q);
+
+		assert_true(x >= 1024 && x < 2048);
+	}
+	assert_true(hist_quantile(&v, 0.5) == 1536);
+	assert_true(hist_quantile(&v, 0.0) == 1024);
+
+	/* The exact extremes win over the slot's bounds. */
+	v.min_ns = 1100;
+	v.max_ns = 1900;
+	assert_true(hist_quantile(&v, 0.0) == 1100);
+	assert_true(hist_quantile(&v, 0.5) == 1536);
+	assert_true(hist_quantile(&v, 1.0) == 1900);
+	v.min_ns = 1600;
+	v.max_ns = 1700;
+	assert_true(hist_quantile(&v, 0.25) == 1600);
+	assert_true(hist_quantile(&v, 0.99) == 1700);
+}
+
+static void test_hist_quantile_two_slots(void **state)
+{
+	struct lock_row_val v = { 0 };
+	uint64_t x;
+
+	(void)state;
+	v.count = 20;
+	v.hist[4] = 10;		/* [16, 32) */
+	v.hist[20] = 10;	/* [1 MiB, 2 MiB) */
+	v.min_ns = 16;
+	v.max_ns = (1u << 21) - 1;
+	x = hist_quantile(&v, 0.25);
+	assert_true(x >= 16 && x < 32);
+	assert_true(x == 24);
+	x = hist_quantile(&v, 0.5);
+	assert_true(x >= 16 && x <= 32);
+	x = hist_quantile(&v, 0.75);
+	assert_true(x >= (1u << 20) && x < (1u << 21));
+	assert_true(x == (1u << 20) + (1u << 19));
+	x = hist_quantile(&v, 0.99);
+	assert_true(x >= (1u << 20) && x < (1u << 21));
+
+	/* Uneven: 90% fast, p50 and p90 fast, p99 slow. */
+	v.hist[4] = 90;
+	assert_true(hist_quantile(&v, 0.5) < 32);
+	assert_true(hist_quantile(&v, 0.9) <= 32);
+	assert_true(hist_quantile(&v, 0.99) >= (1u << 20));
+}
+
+static void test_hist_quantile_monotonic(void **state)
+{
+	struct lock_row_val v = { 0 };
+	uint64_t prev = 0;
+	int i, step;
+
+	(void)state;
+	for (i = 0; i < LS_HIST_SLOTS; i += 3)
+		v.hist[i] = i % 7 + 1;
+	v.min_ns = 1;
+	v.max_ns = 1ULL << 39;
+	for (step = 0; step <= 1000; step++) {
+		uint64_t x = hist_quantile(&v, step / 1000.0);
+
+		assert_true(x >= prev);
+		assert_true(x >= v.min_ns && x <= v.max_ns);
+		prev = x;
+	}
+	/* The top slot. */
+	memset(&v, 0, sizeof(v));
+	v.hist[LS_HIST_SLOTS - 1] = 1;
+	assert_true(hist_quantile(&v, 0.5) >= 1ULL << (LS_HIST_SLOTS - 1));
+}
+
+static void test_row_avg(void **state)
+{
+	struct lock_row_val v = { 0 };
+
+	(void)state;
+	assert_true(row_avg(&v) == 0);
+	v.count = 4;
+	v.total_ns = 1002;
+	assert_true(row_avg(&v) == 250);
+}
+
+static void test_sort_parse(void **state)
+{
+	static const struct { const char *s; enum lock_sort k; } ok[] = {
+		{ "wait_total", SORT_WAIT_TOTAL }, { "contended", SORT_CONTENDED },
+		{ "wait_max", SORT_WAIT_MAX }, { "wait_avg", SORT_WAIT_AVG },
+		{ "wait_min", SORT_WAIT_MIN }, { "name", SORT_NAME },
+	};
+	enum lock_sort k;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		k = (enum lock_sort)-1;
+		assert_int_equal(lock_sort_parse(ok[i].s, &k), 0);
+		assert_int_equal(k, ok[i].k);
+	}
+	k = SORT_NAME;
+	assert_int_equal(lock_sort_parse("total", &k), -EINVAL);
+	assert_int_equal(lock_sort_parse("", &k), -EINVAL);
+	assert_int_equal(lock_sort_parse("Name", &k), -EINVAL);
+	assert_int_equal(k, SORT_NAME);
+}
+
+/* ---- the locks view over a written profile ---- */
+
+static int setup_profile(void **state)
+{
+	struct profile *p = NULL;
+	char path[64], msg[256];
+	uint8_t *data;
+	size_t size;
+	int err;
+
+	data = fx_profile_bytes(path, &size);
+	if (!data)
+		return -1;
+	free(data);
+	err = profile__read(path, &p, msg, sizeof(msg));
+	unlink(path);
+	if (err)
+		fprintf(stderr, "fixture: %s\n", msg);
+	*state = p;
+	return err ? -1 : 0;
+}
+
+static int teardown_profile(void **state)
+{
+	profile__free(*state);
+	return 0;
+}
+
+static const struct lock_filter any = { .pid = -1 };
+
+static const struct lock_entry *find_lock(const struct lock_view *v, const char *name, uint32_t flags)
+{
+	size_t i;
+
+	for (i = 0; i < v->nlocks; i++)
+		if (v->locks[i].flags == flags && !strcmp(profile__str(v->p, v->locks[i].name), name))
+			return &v->locks[i];
+	return NULL;
+}
+
+static void test_view_groups(void **state)
+{
+	const struct profile *p = *state;
+	const struct lock_entry *e;
+	struct lock_view v;
+
+	assert_int_equal(lock_view__build(&v, p, &any), 0);
+	/* Eight rows, seven (name, type) pairs. */
+	assert_int_equal(v.nlocks, 7);
+	assert_true(v.total.count == 20);
+	assert_true(v.total.total_ns == 262600);
+	assert_true(v.total.min_ns == 100);
+	assert_true(v.total.max_ns == 100000);
+
+	/* Two addresses, two stacks, one caller: one lock. */
+	e = find_lock(&v, "files_struct.file_lock", LCB_F_SPIN);
+	assert_non_null(e);
+	assert_true(e->v.count == 6);
+	assert_true(e->v.total_ns == 16200);
+	assert_true(e->v.min_ns == 200);
+	assert_true(e->v.max_ns == 9000);
+	assert_true(e->v.hist[13] == 1 && e->v.hist[7] == 1 && e->v.hist[10] == 1);
+	assert_int_equal(e->ncallers, 1);
+	assert_string_equal(profile__str(p, e->callers[0].caller), "alloc_fd+0x20");
+	assert_true(e->callers[0].v.count == 6);
+	assert_true(e->callers[0].v.total_ns == 16200);
+	assert_int_equal(e->nstacks, 2);
+	assert_true(e->stacks[0].stack_id != e->stacks[1].stack_id);
+	assert_true(e->stacks[0].v.count + e->stacks[1].v.count == 6);
+
+	/* One name, two types: two locks. */
+	e = find_lock(&v, "tasklist_lock", LCB_F_SPIN | LCB_F_READ);
+	assert_non_null(e);
+	assert_true(e->v.count == 2 && e->v.total_ns == 20000);
+	e = find_lock(&v, "tasklist_lock", LCB_F_SPIN | LCB_F_WRITE);
+	assert_non_null(e);
+	assert_true(e->v.count == 1 && e->v.total_ns == 6000);
+	e = find_lock(&v, "0xffff888100003000@do_sys_open", LCB_F_READ);
+	assert_non_null(e);
+	assert_true(e->v.count == 5);
+	assert_int_equal(e->ncallers, 1);
+	assert_string_equal(profile__str(p, e->callers[0].caller), "[stack lost]");
+	assert_int_equal(e->nstacks, 1);
+	assert_int_equal(e->stacks[0].stack_id, -1);
+	e = find_lock(&v, "0xffff888100003000@do_sys_open", LCB_F_WRITE);
+	assert_non_null(e);
+	assert_string_equal(profile__str(p, e->callers[0].caller), "do_sys_open+0x44");
+
+	assert_non_null(find_lock(&v, "0xffff888100002000@alloc_fd", LCB_F_MUTEX));
+	assert_non_null(find_lock(&v, "rq.__lock", LCB_F_SPIN));
+	lock_view__free(&v);
+	assert_int_equal(v.nlocks, 0);
+	assert_null(v.locks);
+}
+
+/* Sort, then compare the order of (name, flags) with the expected one. */
+static void expect_order(const struct profile *p, enum lock_sort key,
+			 const char *const *names, const uint32_t *flags, size_t n)
+{
+	struct lock_view v;
+	size_t i;
+
+	assert_int_equal(lock_view__build(&v, p, &any), 0);
+	lock_view__sort(&v, key);
+	assert_int_equal(v.nlocks, n);
+	for (i = 0; i < n; i++) {
+		const char *got = profile__str(p, v.locks[i].name);
+
+		if (strcmp(got, names[i]) || v.locks[i].flags != flags[i])
+			fail_msg("sort %d, position %zu: got %s/%u, want %s/%u", key, i,
+				 got, v.locks[i].flags, names[i], flags[i]);
+	}
+	lock_view__free(&v);
+}
+
+#define ANON_MUTEX	"0xffff888100002000@alloc_fd"
+#define ANON_RWSEM	"0xffff888100003000@do_sys_open"
+#define FILES		"files_struct.file_lock"
+#define TASKLIST	"tasklist_lock"
+#define RQ		"rq.__lock"
+#define SR		(LCB_F_SPIN | LCB_F_READ)
+#define SW		(LCB_F_SPIN | LCB_F_WRITE)
+
+static void test_view_sort(void **state)
+{
+	const struct profile *p = *state;
+	static const char *const by_total[] = { ANON_MUTEX, ANON_RWSEM, ANON_RWSEM, TASKLIST, FILES, TASKLIST, RQ };
+	static const uint32_t by_total_f[] = { LCB_F_MUTEX, LCB_F_WRITE, LCB_F_READ, SR, LCB_F_SPIN, SW, LCB_F_SPIN };
+	/* Ties (three locks contended once) go by name. */
+	static const char *const by_count[] = { FILES, ANON_RWSEM, RQ, TASKLIST, ANON_MUTEX, ANON_RWSEM, TASKLIST };
+	static const uint32_t by_count_f[] = { LCB_F_SPIN, LCB_F_READ, LCB_F_SPIN, SR, LCB_F_MUTEX, LCB_F_WRITE, SW };
+	/* By name, then by type. */
+	static const char *const by_name[] = { ANON_MUTEX, ANON_RWSEM, ANON_RWSEM, FILES, RQ, TASKLIST, TASKLIST };
+	static const uint32_t by_name_f[] = { LCB_F_MUTEX, LCB_F_READ, LCB_F_WRITE, LCB_F_SPIN, LCB_F_SPIN, SR, SW };
+	static const char *const by_max[] = { ANON_MUTEX, ANON_RWSEM, ANON_RWSEM, TASKLIST, FILES, TASKLIST, RQ };
+	static const uint32_t by_max_f[] = { LCB_F_MUTEX, LCB_F_WRITE, LCB_F_READ, SR, LCB_F_SPIN, SW, LCB_F_SPIN };
+	static const char *const by_min[] = { ANON_MUTEX, ANON_RWSEM, TASKLIST, TASKLIST, ANON_RWSEM, FILES, RQ };
+	static const uint32_t by_min_f[] = { LCB_F_MUTEX, LCB_F_WRITE, SR, SW, LCB_F_READ, LCB_F_SPIN, LCB_F_SPIN };
+	/* rwsem:R and tasklist:R tie at 10000 ns on average. */
+	static const char *const by_avg[] = { ANON_MUTEX, ANON_RWSEM, ANON_RWSEM, TASKLIST, TASKLIST, FILES, RQ };
+	static const uint32_t by_avg_f[] = { LCB_F_MUTEX, LCB_F_WRITE, LCB_F_READ, SR, SW, LCB_F_SPIN, LCB_F_SPIN };
+
+	expect_order(p, SORT_WAIT_TOTAL, by_total, by_total_f, 7);
+	expect_order(p, SORT_CONTENDED, by_count, by_count_f, 7);
+	expect_order(p, SORT_NAME, by_name, by_name_f, 7);
+	expect_order(p, SORT_WAIT_MAX, by_max, by_max_f, 7);
+	expect_order(p, SORT_WAIT_MIN, by_min, by_min_f, 7);
+	expect_order(p, SORT_WAIT_AVG, by_avg, by_avg_f, 7);
+}
+
+/* Build with a filter; return the number of locks and the total count. */
+static size_t filtered(const struct profile *p, const struct lock_filter *f, uint64_t *count)
+{
+	struct lock_view v;
+	size_t n;
+
+	assert_int_equal(lock_view__build(&v, p, f), 0);
+	n = v.nlocks;
+	if (count)
+		*count = v.total.count;
+	lock_view__free(&v);
+	return n;
+}
+
+static void test_view_filters(void **state)
+{
+	const struct profile *p = *state;
+	struct lock_filter f;
+	uint64_t count;
+
+	/* --lock: a glob over the lock name. */
+	f = any;
+	f.lock = "tasklist*";
+	assert_int_equal(filtered(p, &f, &count), 2);
+	assert_true(count == 3);
+	f.lock = "files_struct.*";
+	assert_int_equal(filtered(p, &f, &count), 1);
+	assert_true(count == 6);
+	f.lock = "0x*@alloc_fd";
+	assert_int_equal(filtered(p, &f, NULL), 1);
+	f.lock = "tasklist";
+	assert_int_equal(filtered(p, &f, NULL), 0);
+
+	/* --type: lock_type_matches(). */
+	f = any;
+	f.type = "rwsem";
+	assert_int_equal(filtered(p, &f, &count), 2);
+	assert_true(count == 6);
+	f.type = "rwsem:R";
+	assert_int_equal(filtered(p, &f, &count), 1);
+	assert_true(count == 5);
+	f.type = "rwlock";
+	assert_int_equal(filtered(p, &f, NULL), 2);
+	f.type = "spinlock";
+	assert_int_equal(filtered(p, &f, &count), 2);
+	assert_true(count == 10);
+	f.type = "rtmutex";
+	assert_int_equal(filtered(p, &f, NULL), 0);
+
+	/* --caller: a glob over the caller. */
+	f = any;
+	f.caller = "alloc_fd*";
+	assert_int_equal(filtered(p, &f, &count), 2);
+	assert_true(count == 7);
+	f.caller = "do_sys_open+0x44";
+	assert_int_equal(filtered(p, &f, NULL), 4);
+	f.caller = "*stack lost*";
+	assert_int_equal(filtered(p, &f, NULL), 1);
+
+	/* Filters combine. */
+	f = any;
+	f.type = "rwlock";
+	f.caller = "do_sys_open*";
+	f.lock = "task*";
+	assert_int_equal(filtered(p, &f, NULL), 2);
+	f.type = "rwlock:W";
+	assert_int_equal(filtered(p, &f, &count), 1);
+	assert_true(count == 1);
+
+	/* Per task. */
+	f = any;
+	f.comm = "work*";
+	assert_int_equal(filtered(p, &f, NULL), 1);
+	f = any;
+	f.pid = 100;
+	assert_int_equal(filtered(p, &f, NULL), 1);
+	f.pid = 101;
+	assert_int_equal(filtered(p, &f, NULL), 1);
+	f.pid = 102;
+	assert_int_equal(filtered(p, &f, NULL), 0);
+}
+
+/*
+ * One lock taken from two callers through three stacks: callers merge
+ * across stacks, and both lists sort by the view's key.
+ */
+static void test_view_callers(void **state)
+{
+	struct cont_row rows[3];
+	struct pwriter_opts o = { .fetch_stack = fx_fetch_stack };
+	const struct lock_entry *e;
+	struct lock_view v;
+	struct profile *p = NULL;
+	struct pwriter *w;
+	struct ksyms ks;
+	char path[64], msg[256];
+	int fd;
+
+	(void)state;
+	rows[0] = fx_row(FX_TASKLIST_LOCK, 1, LCB_F_SPIN, 0, 1, 100, 100, 100);
+	rows[1] = fx_row(FX_TASKLIST_LOCK, 2, LCB_F_SPIN, 0, 5, 50, 10, 10);
+	rows[2] = fx_row(FX_TASKLIST_LOCK, 3, LCB_F_SPIN, 0, 2, 500, 200, 300);
+	assert_int_equal(fx_ksyms(&ks), 0);
+	fd = fx_tmpfile(path);
+	assert_true(fd >= 0);
+	o.fd = fd;
+	o.ksyms = &ks;
+	assert_int_equal(pwriter__new(&w, &o), 0);
+	assert_int_equal(pwriter__bucket(w, 0, 1, rows, 3), 0);
+	pwriter__free(w);
+	close(fd);
+	ksyms_free(&ks);
+	assert_int_equal(profile__read(path, &p, msg, sizeof(msg)), 0);
+	unlink(path);
+
+	assert_int_equal(lock_view__build(&v, p, &any), 0);
+	assert_int_equal(v.nlocks, 1);
+	e = find_lock(&v, "tasklist_lock", LCB_F_SPIN);
+	assert_non_null(e);
+	assert_true(e->v.count == 8);
+	assert_int_equal(e->ncallers, 2);
+	assert_int_equal(e->nstacks, 3);
+
+	lock_view__sort(&v, SORT_WAIT_TOTAL);
+	assert_string_equal(profile__str(p, e->callers[0].caller), "alloc_fd+0x20");
+	assert_true(e->callers[0].v.count == 3);
+	assert_true(e->callers[0].v.total_ns == 600);
+	assert_true(e->callers[0].v.min_ns == 100);
+	assert_true(e->callers[0].v.max_ns == 300);
+	assert_string_equal(profile__str(p, e->callers[1].caller), "do_sys_open+0x44");
+	assert_int_equal(e->stacks[0].stack_id, 3);
+	assert_int_equal(e->stacks[1].stack_id, 1);
+	assert_int_equal(e->stacks[2].stack_id, 2);
+
+	lock_view__sort(&v, SORT_CONTENDED);
+	assert_string_equal(profile__str(p, e->callers[0].caller), "do_sys_open+0x44");
+	assert_true(e->callers[0].v.count == 5);
+	assert_int_equal(e->stacks[0].stack_id, 2);
+	assert_int_equal(e->stacks[1].stack_id, 3);
+	assert_int_equal(e->stacks[2].stack_id, 1);
+
+	lock_view__free(&v);
+	profile__free(p);
+}
+
+/* A filter that leaves nothing: an empty view, which sorts and frees. */
+static void test_view_empty(void **state)
+{
+	const struct profile *p = *state;
+	struct lock_filter f = any;
+	struct lock_view v;
+
+	f.lock = "no-such-lock";
+	assert_int_equal(lock_view__build(&v, p, &f), 0);
+	assert_int_equal(v.nlocks, 0);
+	assert_true(v.total.count == 0);
+	lock_view__sort(&v, SORT_WAIT_TOTAL);
+	lock_view__free(&v);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lock_type_name),
+		cmocka_unit_test(test_lock_type_matches),
+		cmocka_unit_test(test_lock_class_name),
+		cmocka_unit_test(test_hist_quantile_one_slot),
+		cmocka_unit_test(test_hist_quantile_two_slots),
+		cmocka_unit_test(test_hist_quantile_monotonic),
+		cmocka_unit_test(test_row_avg),
+		cmocka_unit_test(test_sort_parse),
+		cmocka_unit_test_setup_teardown(test_view_groups, setup_profile, teardown_profile),
+		cmocka_unit_test_setup_teardown(test_view_sort, setup_profile, teardown_profile),
+		cmocka_unit_test_setup_teardown(test_view_filters, setup_profile, teardown_profile),
+		cmocka_unit_test(test_view_callers),
+		cmocka_unit_test_setup_teardown(test_view_empty, setup_profile, teardown_profile),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
