@@ -88,28 +88,65 @@ static __always_inline void count_lost(__u64 *counter)
 	__sync_fetch_and_add(counter, 1);
 }
 
+/*
+ * The last answer per CPU, valid while no process was added: most waits
+ * come from the task that waited last on this CPU, and a per-CPU array
+ * costs less than the hash lookup.
+ */
+struct target_cache {
+	__u32 tgid;
+	__u32 is_target;
+	__u64 generation;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct target_cache);
+	__uint(max_entries, 1);
+} target_cache SEC(".maps");
+
+__u64 targets_generation;	/* bumped whenever a process is added */
+
 static bool is_target(__u32 tgid)
 {
+	__u32 zero = 0;
+	struct target_cache *tc;
+	bool yes;
+
 	if (!filter_targets)
 		return true;
-	return bpf_map_lookup_elem(&targets, &tgid) != NULL;
+	tc = bpf_map_lookup_elem(&target_cache, &zero);
+	if (tc && tc->tgid == tgid && tc->generation == targets_generation)
+		return tc->is_target;
+	yes = bpf_map_lookup_elem(&targets, &tgid) != NULL;
+	if (tc) {
+		tc->tgid = tgid;
+		tc->is_target = yes;
+		tc->generation = targets_generation;
+	}
+	return yes;
 }
 
+/*
+ * Direct loads through the BTF-typed current task (no helper call per
+ * field); the pointers are only compared, never dereferenced further.
+ * A kernel thread has no mm or files: NULL plus an offset matches no lock.
+ */
 static __u32 classify_lock(__u64 addr, __u32 flags)
 {
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct task_struct *task = bpf_get_current_task_btf();
 
 	if (flags & (LCB_F_READ | LCB_F_WRITE)) {
-		if (!(flags & LCB_F_SPIN) &&
-		    addr == (__u64)&BPF_CORE_READ(task, mm)->mmap_lock)
+		if (!(flags & LCB_F_SPIN) && addr == (__u64)&task->mm->mmap_lock)
 			return LOCK_CLASS_MM_MMAP_LOCK;
 		return LOCK_CLASS_NONE;
 	}
 	if (!(flags & LCB_F_SPIN) || (flags & LCB_F_MUTEX))
 		return LOCK_CLASS_NONE;
-	if (addr == (__u64)&BPF_CORE_READ(task, files)->file_lock)
+	if (addr == (__u64)&task->files->file_lock)
 		return LOCK_CLASS_FILES_FILE_LOCK;
-	if (addr == (__u64)&BPF_CORE_READ(task, sighand)->siglock)
+	if (addr == (__u64)&task->sighand->siglock)
 		return LOCK_CLASS_SIGHAND_SIGLOCK;
 	return LOCK_CLASS_NONE;
 }
@@ -218,23 +255,7 @@ static void fill_pending(void *ctx, struct cont_pending *p, __u64 addr, __u32 fl
 	 * The wait is timed from here, after our own work, so that waits with
 	 * and without a stack compare: a stack would add 2 us to a 200 ns wait.
 	 */
-	p->start_ns = bpf_ktime_get_ns();
-}
-
-/*
- * Create the row at begin, so that contention_end never allocates: an
- * allocation can take a lock, whose contention would re-enter our end
- * program, which the kernel then skips (a recursion miss), leaving a
- * pending wait behind. A begin that re-enters is skipped instead, and its
- * end is counted as missing_begin.
- */
-static void ensure_row(const struct cont_key *key)
-{
-	struct cont_val zero = { .min_ns = ~0ULL };
-
-	if (bpf_map_lookup_elem(&stats, key))
-		return;
-	bpf_map_update_elem(&stats, key, &zero, BPF_NOEXIST);
+	p->start_ns = key->stack_id == LS_STACK_UNSAMPLED ? now : bpf_ktime_get_ns();
 }
 
 /*
@@ -279,7 +300,6 @@ static void begin_spin(void *ctx, __u64 addr, __u32 flags, __u64 now)
 		return;
 	}
 	fill_pending(ctx, &ps->slot[depth], addr, flags, now);
-	ensure_row(&ps->slot[depth].key);
 	ps->depth = depth + 1;
 }
 
@@ -301,7 +321,6 @@ static bool promote_mutex_spin(__u64 addr, __u32 tid)
 		return false;
 	p = ps->slot[top];
 	p.key.flags = LCB_F_MUTEX;
-	ensure_row(&p.key);
 	ps->depth = top;
 	if (bpf_map_update_elem(&pending_sleep, &tid, &p, BPF_ANY))
 		count_lost(&lost.pending_full);
@@ -322,7 +341,6 @@ static void begin_sleep(void *ctx, __u64 addr, __u32 flags, __u64 pid_tgid, __u6
 		count_lost(&lost.stale_begin);
 	}
 	fill_pending(ctx, &p, addr, flags, now);
-	ensure_row(&p.key);
 	if (bpf_map_update_elem(&pending_sleep, &tid, &p, BPF_ANY))
 		count_lost(&lost.pending_full);
 }
@@ -354,19 +372,30 @@ static __always_inline __u32 log2_slot(__u64 v)
 	return r < LS_HIST_SLOTS ? r : LS_HIST_SLOTS - 1;
 }
 
-/* The row was made at begin; without it the stats map was full. */
+/*
+ * A new row is allocated here, once per row. Should that allocation
+ * contend, the nested wait is refused at begin (in_end) rather than left
+ * pending, since this program cannot re-enter itself to end it.
+ */
 static void account(const struct cont_key *key, __u64 delta)
 {
 	struct cont_val *v = bpf_map_lookup_elem(&stats, key);
 
 	if (!v) {
-		count_lost(&lost.map_full);
-		return;
+		struct cont_val zero = { .min_ns = ~0ULL };
+
+		bpf_map_update_elem(&stats, key, &zero, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&stats, key);
+		if (!v) {
+			count_lost(&lost.map_full);
+			return;
+		}
 	}
+	/* Other CPUs' copies of a new per-CPU row start zeroed, min included. */
+	if (!v->count || delta < v->min_ns)
+		v->min_ns = delta;
 	v->count++;
 	v->total_ns += delta;
-	if (delta < v->min_ns)
-		v->min_ns = delta;
 	if (delta > v->max_ns)
 		v->max_ns = delta;
 	v->hist[log2_slot(delta)]++;
@@ -429,6 +458,7 @@ static __always_inline void follow_fork(__u32 parent_tgid, __u32 child_tgid)
 		return;
 	if (bpf_map_update_elem(&targets, &child_tgid, &one, BPF_ANY))
 		count_lost(&lost.targets_full);
+	__sync_fetch_and_add(&targets_generation, 1);
 }
 
 /* tp_btf: the raw tracepoint arguments, typed through the kernel's BTF. */

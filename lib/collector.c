@@ -188,6 +188,8 @@ int collector__add_target(struct collector *c, pid_t tgid)
 
 	if (bpf_map__update_elem(c->skel->maps.targets, &key, sizeof(key), &one, sizeof(one), BPF_ANY))
 		return -errno;
+	/* Invalidate the per-CPU answers BPF cached for this tgid. */
+	__atomic_fetch_add(&c->skel->bss->targets_generation, 1, __ATOMIC_SEQ_CST);
 	return 0;
 }
 

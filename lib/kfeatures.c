@@ -205,8 +205,10 @@ static void probe_kprobe(struct features *f, const struct btf *btf)
 	const char *target = probe_target(btf);
 	int err;
 
-	if (access("/sys/bus/event_source/devices/kprobe/type", F_OK) &&
-	    (!tracefs || access("/sys/kernel/tracing/kprobe_events", F_OK))) {
+	char events[128];
+
+	snprintf(events, sizeof(events), "%s/kprobe_events", tracefs ? tracefs : "/sys/kernel/tracing");
+	if (access("/sys/bus/event_source/devices/kprobe/type", F_OK) && access(events, F_OK)) {
 		set(&f->r[FEAT_KPROBE], false, "%s", "no kprobe PMU nor kprobe_events: kernel built without CONFIG_KPROBES");
 		return;
 	}
@@ -260,7 +262,7 @@ void features_probe(struct features *f)
 	probe_tracepoint(f, FEAT_TP_SCHED, "sched/sched_process_fork");
 	probe_tracepoint(f, FEAT_TP_MMAP_LOCK, "mmap_lock/mmap_lock_start_locking");
 	probe_tracepoint(f, FEAT_TP_FILEMAP, "filemap/mm_filemap_add_to_page_cache");
-	probe_tracepoint(f, FEAT_TP_READAHEAD, "readahead");
+	probe_tracepoint(f, FEAT_TP_READAHEAD, "readahead/page_cache_sync_ra");
 	probe_tracepoint(f, FEAT_TP_SYSCALLS, "raw_syscalls/sys_enter");
 	probe_fentry(f, btf);
 	probe_kprobe(f, btf);
@@ -277,7 +279,7 @@ bool contention_choose_mode(const struct features *f, enum attach_mode want,
 	switch (want) {
 	case ATTACH_FENTRY:
 	case ATTACH_KPROBE:
-		snprintf(why, len, "kernel lock waits are traced through lock:contention_begin/end only; --attach=%s applies to hold-time and fd probes", attach_mode_name(want));
+		snprintf(why, len, "kernel lock waits are traced through lock:contention_begin/end only, not with %s", attach_mode_name(want));
 		return false;
 	case ATTACH_TP_BTF:
 		tp_ok = false;

@@ -191,11 +191,19 @@ const struct ksym *ksyms_find(const struct ksyms *ks, uint64_t addr)
 	return addr - k->addr < k->size ? k : NULL;
 }
 
+/*
+ * Without CONFIG_KALLSYMS_ALL kallsyms lists few data symbols, and a lock
+ * would be named after whatever variable precedes it by a megabyte. A
+ * static lock sits at the start of its variable or inside a static
+ * structure, so a name is only given within DATA_OFFSET_MAX of the symbol.
+ */
+#define DATA_OFFSET_MAX	(64 * 1024)
+
 const struct ksym *ksyms_find_data(const struct ksyms *ks, uint64_t addr)
 {
 	const struct ksym *k = ksyms_find(ks, addr);
 
-	if (!k || !k->type || !strchr("dbr", k->type))
+	if (!k || !k->type || !strchr("dbr", k->type) || addr - k->addr >= DATA_OFFSET_MAX)
 		return NULL;
 	return k;
 }

@@ -264,7 +264,7 @@ static int read_chunk(struct profile *p, const struct store_chunk *ch)
 
 static int walk(struct profile *p, const struct store_file *f, char *errmsg, size_t errlen)
 {
-	uint64_t pos = LKST_HEADER_LEN;
+	uint64_t pos = f->hdr.header_len;
 	struct store_chunk ch;
 	enum walk_status st;
 	int err;

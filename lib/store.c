@@ -155,6 +155,11 @@ int store_parse(struct store_file *f, const char **why)
 		*why = "unsupported format major version (needs another lockstat)";
 		return -EPROTONOSUPPORT;
 	}
+	f->hdr.header_len = get_le32(d + 12);
+	if (f->hdr.header_len < LKST_HEADER_LEN || f->hdr.header_len > f->size) {
+		*why = "bad header length (damaged file)";
+		return -EINVAL;
+	}
 	f->hdr.flags = get_le32(d + 16);
 	f->hdr.created_ns = get_le64(d + 24);
 	memcpy(f->hdr.recording_id, d + 32, 16);

@@ -35,6 +35,7 @@ const char *chunk_type_name(uint32_t type);
 struct store_header {
 	uint16_t major;
 	uint16_t minor;
+	uint32_t header_len;	/* chunks start here; a later minor may grow it */
 	uint32_t flags;
 	uint64_t created_ns;		/* CLOCK_REALTIME */
 	uint8_t recording_id[16];
@@ -70,7 +71,7 @@ enum walk_status {
 int store_open(const char *path, struct store_file *f, const char **why);
 int store_parse(struct store_file *f, const char **why);	/* f->data/size set */
 void store_close(struct store_file *f);
-/* *pos starts at LKST_HEADER_LEN and is advanced past each good chunk. */
+/* *pos starts at hdr.header_len and is advanced past each good chunk. */
 enum walk_status store_next_chunk(const struct store_file *f, uint64_t *pos, struct store_chunk *c);
 
 #endif

@@ -16,7 +16,7 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: lockstat fsck [-q] [-v] FILE\n\n"
+	fprintf(f, "usage: lockstat fsck [-q] [-v] [FILE]   (default lockstat.data)\n\n"
 		"  -q, --quiet    print nothing, only set the exit status\n"
 		"  -v, --verbose  say more\n"
 		"  -h, --help     this help\n");
@@ -50,7 +50,7 @@ static enum walk_status walk_chunks(const struct store_file *f, bool quiet, uint
 {
 	struct store_chunk ch;
 	enum walk_status st;
-	uint64_t pos = LKST_HEADER_LEN;
+	uint64_t pos = f->hdr.header_len;
 
 	say(quiet, "%10s  %-9s %-8s %10s  %s\n", "offset", "type", "flags", "length", "crc");
 	while ((st = store_next_chunk(f, &pos, &ch)) == WALK_CHUNK)
@@ -111,10 +111,10 @@ int cmd_fsck(int argc, char **argv)
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1) {
-		pr_err("fsck takes exactly one FILE\n");
+	if (optind < argc - 1) {
+		pr_err("fsck takes one FILE\n");
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	return check(argv[optind], quiet);
+	return check(optind < argc ? argv[optind] : "lockstat.data", quiet);
 }

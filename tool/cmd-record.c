@@ -76,7 +76,6 @@ struct recorder {
 	uint64_t t0;
 	uint64_t last_t;
 	uint64_t contended;
-	uint64_t inflight;
 	int signals;		/* SIGINT/SIGTERM/SIGHUP received */
 	uint64_t kill_deadline;	/* when a signalled workload gets SIGKILL */
 	bool stop;
@@ -153,8 +152,8 @@ static int parse_one(struct record_opts *o, int opt, const char *arg)
 		o->per_task = true;
 		return 0;
 	case OPT_ATTACH:
-		if (attach_mode_parse(arg, &o->mode)) {
-			pr_err("--attach: '%s' is not one of auto, tp, tp_btf, tracepoint, fentry, kprobe\n", arg);
+		if (attach_mode_parse(arg, &o->mode) || o->mode == ATTACH_FENTRY || o->mode == ATTACH_KPROBE) {
+			pr_err("--attach: '%s' is not one of auto, tp, tp_btf, tracepoint (lock waits are only traced through tracepoints)\n", arg);
 			return -EINVAL;
 		}
 		return 0;
@@ -638,9 +637,7 @@ static int open_writer(struct recorder *r)
 	err = pwriter__new(&r->w, &po);
 	if (!err)
 		err = write_meta(r);
-	if (!err)
-		err = publish_output(r);
-	else
+	if (err)
 		pr_err("writing %s failed: %s\n", r->o.output, strerror(-err));
 	return err;
 }
@@ -648,7 +645,7 @@ static int open_writer(struct recorder *r)
 static void finish(struct recorder *r)
 {
 	struct cont_row *rows;
-	size_t n = 0, i;
+	size_t n = 0;
 	uint64_t t;
 	int err;
 	uint32_t flags;
@@ -658,8 +655,6 @@ static void finish(struct recorder *r)
 	err = collector__stop(r->col, &rows, &n);
 	if (err)
 		pr_err("reading the kernel maps failed: %s\n", strerror(-err));
-	for (i = 0; i < n; i++)
-		r->inflight += rows[i].val.count == 1 && rows[i].val.min_ns == rows[i].val.max_ns;
 	if (!r->write_err && !err)
 		write_rows(r, rows, n, t);
 	flags = r->signals ? END_F_INTERRUPTED : END_F_CLEAN;
@@ -700,9 +695,12 @@ static int record(struct recorder *r)
 		goto err_kill;
 	r->t0 = r->last_t = now_ns();
 	if (r->wl.pid && (code = workload_start(r))) {
-		discard_output(r);
+		discard_output(r);	/* a profile that was there stays there */
 		return code;
 	}
+	/* Under its final name from here on: a SIGKILL leaves it readable. */
+	if (publish_output(r))
+		goto err_kill;
 	run_loop(r);
 	finish(r);
 	if (r->write_err)

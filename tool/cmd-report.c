@@ -448,7 +448,10 @@ static void json_hist(struct json_writer *jw, const struct lock_row_val *v)
 			continue;
 		jw_start_object(jw);
 		jw_u64_field(jw, "from_ns", i ? 1ULL << i : 0);
-		jw_u64_field(jw, "to_ns", (1ULL << (i + 1)) - 1);
+		if (i == LS_HIST_SLOTS - 1)
+			jw_null_field(jw, "to_ns");	/* the last slot holds every longer wait */
+		else
+			jw_u64_field(jw, "to_ns", (1ULL << (i + 1)) - 1);
 		jw_u64_field(jw, "count", v->hist[i]);
 		jw_end_object(jw);
 	}

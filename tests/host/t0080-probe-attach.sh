@@ -21,11 +21,9 @@ if grep -q '^tp_btf:lock *yes' probe.txt; then
 	"$LOCKSTAT" record -q --attach=tp_btf -o btf.data -- true
 	check "--attach=tp_btf uses tp_btf" jqe '.meta.probes.contention == "tp_btf"' <("$LOCKSTAT" report -i btf.data -f json)
 fi
-if grep -q '^fentry *no' probe.txt; then
-	"$LOCKSTAT" record -q --attach=fentry -o fe.data -- true 2>err
-	rc=$?
-	check "--attach=fentry for lock waits fails with one clear line ($rc)" sh -c "test $rc = 1 && test \$(wc -l <err) = 1 && grep -q 'contention:' err"
-fi
+"$LOCKSTAT" record -q --attach=fentry -o fe.data -- true 2>err
+rc=$?
+check "--attach=fentry for lock waits is refused with one clear line ($rc)" sh -c "test $rc = 2 && grep -q 'only traced through tracepoints' err"
 "$LOCKSTAT" record --attach=warp -- true 2>err
 check "--attach with an unknown mode: exit 2" test $? = 2
 done_testing
