@@ -35,6 +35,18 @@ cuts_ok() {
 	done
 }
 
+# Every long option in a command's --help is documented in its man page.
+docs_ok() {
+	local cmd=$1 page=$dir/../man/lockstat-$1.1 opt missing=
+	for opt in $("$ls" "$cmd" -h | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+		grep -q -- "$(sed 's/-/\\\\-/g' <<<"$opt")" "$page" || missing+=" $opt"
+	done
+	[ -z "$missing" ] || { echo "undocumented in $page:$missing" >&2; return 1; }
+}
+for c in record report fsck probe; do
+	check "man page of $c documents every option of its --help" docs_ok "$c"
+done
+
 for f in "$dir"/data/*.data; do
 	name=$(basename "$f")
 	check "$name: fsck" "$ls" fsck -q "$f"
