@@ -26,7 +26,7 @@ WARN := -Wall -Wextra -Werror -Wno-missing-field-initializers
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -DLOCKSTAT_VERSION='"$(VERSION)"' \
 	-I$(OUTPUT)/skel -Ilib -Ibpf $(CFLAGS)
-LDLIBS := -lbpf -lelf -lz
+LDLIBS := -lbpf -ldw -lelf -lz -lstdc++
 ifeq ($(STATIC),1)
 LDFLAGS += -static
 LDLIBS += -lzstd
@@ -39,7 +39,7 @@ CLANG_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 | \
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-unused-parameter \
 	-Ibpf/vmlinux -Ibpf $(CLANG_SYS_INCLUDES)
 
-BPF_FAMILIES := contention kfeatures names
+BPF_FAMILIES := targets contention sample kfeatures names
 BPF_OBJS := $(patsubst %,$(OUTPUT)/bpf/%.bpf.o,$(BPF_FAMILIES))
 SKELS := $(patsubst %,$(OUTPUT)/skel/%.skel.h,$(BPF_FAMILIES))
 
@@ -48,7 +48,7 @@ TOOL_SRCS := $(wildcard tool/*.c)
 LIB_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 TOOL_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(TOOL_SRCS))
 # lib files that need no skeleton and no root: the unit-tested core
-CORE_SRCS := $(filter-out lib/collector.c lib/kfeatures.c,$(LIB_SRCS))
+CORE_SRCS := $(filter-out lib/collector.c lib/collect_%.c lib/kfeatures.c,$(LIB_SRCS))
 ASAN_CORE_OBJS := $(patsubst %.c,$(OUTPUT)/asan/%.o,$(CORE_SRCS))
 # The whole tool under ASan/UBSan: report, fsck and friends need no root,
 # so the unit tier runs them on the fixtures in tests/data.
@@ -70,7 +70,7 @@ $(OUTPUT)/.deps-ok:
 	$(Q)contrib/check-deps.sh
 	$(Q)mkdir -p $(@D) && touch $@
 
-$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c bpf/%.h bpf/vmlinux/vmlinux.h | $(OUTPUT)/.deps-ok
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c bpf/%.h bpf/targets.bpf.h bpf/targets.h bpf/vmlinux/vmlinux.h | $(OUTPUT)/.deps-ok
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
@@ -98,7 +98,7 @@ $(OUTPUT)/lockstat: $(LIB_OBJS) $(TOOL_OBJS)
 $(OUTPUT)/workloads/%: contrib/workloads/%.c contrib/workloads/workload.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -std=gnu11 $(WARN) -O2 -g -pthread $(LDFLAGS) -o $@ $<
+	$(Q)$(CC) -std=gnu11 $(WARN) -O2 -g -fno-omit-frame-pointer -pthread $(LDFLAGS) -o $@ $<
 
 $(OUTPUT)/asan/%.o: %.c $(wildcard lib/*.h tool/*.h) $(SKELS)
 	$(call msg,CC-SAN,$@)
@@ -114,12 +114,12 @@ $(OUTPUT)/fuzz/fuzz_profile: tests/fuzz/fuzz_profile.c $(CORE_SRCS) $(wildcard l
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) -std=gnu11 $(WARN) -D_GNU_SOURCE -Ilib -Ibpf -g -O1 \
-		-fsanitize=fuzzer,address,undefined -o $@ $< $(CORE_SRCS) -lz -lbpf -lm
+		-fsanitize=fuzzer,address,undefined -o $@ $< $(CORE_SRCS) -lm $(LDLIBS)
 
 $(OUTPUT)/tests/%: tests/unit/%.c $(ASAN_CORE_OBJS)
 	$(call msg,CC-TEST,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) -Itests/unit -o $@ $< $(ASAN_CORE_OBJS) -lcmocka -lz -lbpf -lm
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) -Itests/unit -o $@ $< $(ASAN_CORE_OBJS) -lcmocka -lm $(LDLIBS)
 
 unit-tests: $(UNIT_TESTS) $(OUTPUT)/asan/lockstat
 

@@ -14,10 +14,10 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "contention.h"
+#include "targets.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-const volatile __u32 filter_targets;	/* only tgids in the targets map */
 const volatile __u32 per_task;		/* aggregate per task (-t) */
 const volatile __u64 stack_rate;	/* stacks per second per CPU; 0: every wait */
 const volatile __u32 stack_window_cap;	/* at most this many stacks per window */
@@ -65,14 +65,6 @@ struct {
 	__uint(max_entries, 1);
 } stack_budget SEC(".maps");
 
-/* Processes of the workload (-p PID, -- CMD) and their children. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__type(key, __u32);
-	__type(value, __u32);
-	__uint(max_entries, 8192);
-} targets SEC(".maps");
-
 /* Command name per task, for -t. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -86,46 +78,6 @@ struct cont_lost lost;
 static __always_inline void count_lost(__u64 *counter)
 {
 	__sync_fetch_and_add(counter, 1);
-}
-
-/*
- * The last answer per CPU, valid while no process was added: most waits
- * come from the task that waited last on this CPU, and a per-CPU array
- * costs less than the hash lookup.
- */
-struct target_cache {
-	__u32 tgid;
-	__u32 is_target;
-	__u64 generation;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__type(key, __u32);
-	__type(value, struct target_cache);
-	__uint(max_entries, 1);
-} target_cache SEC(".maps");
-
-__u64 targets_generation;	/* bumped whenever a process is added */
-
-static bool is_target(__u32 tgid)
-{
-	__u32 zero = 0;
-	struct target_cache *tc;
-	bool yes;
-
-	if (!filter_targets)
-		return true;
-	tc = bpf_map_lookup_elem(&target_cache, &zero);
-	if (tc && tc->tgid == tgid && tc->generation == targets_generation)
-		return tc->is_target;
-	yes = bpf_map_lookup_elem(&targets, &tgid) != NULL;
-	if (tc) {
-		tc->tgid = tgid;
-		tc->is_target = yes;
-		tc->generation = targets_generation;
-	}
-	return yes;
 }
 
 /*
@@ -448,19 +400,6 @@ static __always_inline void on_end(__u64 addr)
 	ps->in_end = 0;
 }
 
-static __always_inline void follow_fork(__u32 parent_tgid, __u32 child_tgid)
-{
-	__u32 one = 1;
-
-	if (!filter_targets || parent_tgid == child_tgid)
-		return;
-	if (!bpf_map_lookup_elem(&targets, &parent_tgid))
-		return;
-	if (bpf_map_update_elem(&targets, &child_tgid, &one, BPF_ANY))
-		count_lost(&lost.targets_full);
-	__sync_fetch_and_add(&targets_generation, 1);
-}
-
 /* tp_btf: the raw tracepoint arguments, typed through the kernel's BTF. */
 SEC("tp_btf/contention_begin")
 int BPF_PROG(begin_btf, void *lock, unsigned int flags)
@@ -476,13 +415,6 @@ int BPF_PROG(end_btf, void *lock, int ret)
 	return 0;
 }
 
-SEC("tp_btf/sched_process_fork")
-int BPF_PROG(fork_btf, struct task_struct *parent, struct task_struct *child)
-{
-	follow_fork(parent->tgid, child->tgid);
-	return 0;
-}
-
 /* Classic tracepoints: the fallback where tp_btf is refused. */
 SEC("tracepoint/lock/contention_begin")
 int begin_tp(struct trace_event_raw_contention_begin *ctx)
@@ -495,19 +427,5 @@ SEC("tracepoint/lock/contention_end")
 int end_tp(struct trace_event_raw_contention_end *ctx)
 {
 	on_end((__u64)ctx->lock_addr);
-	return 0;
-}
-
-/*
- * The classic record only has the child's pid; a new thread's pid is not a
- * tgid, so it is only added when it is a new process, i.e. the caller's
- * tgid differs from the child's pid... which the record cannot tell. Use
- * the current task (the parent) and the child's pid: a thread's pid
- * lands in targets as a harmless unused key.
- */
-SEC("tracepoint/sched/sched_process_fork")
-int fork_tp(struct trace_event_raw_sched_process_fork *ctx)
-{
-	follow_fork(bpf_get_current_pid_tgid() >> 32, ctx->child_pid);
 	return 0;
 }

@@ -1,137 +1,163 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The collector: the target filter shared by every family, and the
+ * dispatch to the families (lib/collect_*.c).
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "collector.h"
-#include "htab.h"
+#include "collector_int.h"
 #include "log.h"
-#include "names.h"
-#include "contention.skel.h"
-#include "names.skel.h"
+#include "targets.h"
+#include "targets.skel.h"
 
-_Static_assert(sizeof(struct cont_key) == 32, "cont_key layout is shared with BPF");
-_Static_assert(sizeof(struct cont_val) == 32 + 4 * LS_HIST_SLOTS, "cont_val layout is shared with BPF");
-_Static_assert(sizeof(struct cont_pending) == 40, "cont_pending layout is shared with BPF");
-_Static_assert(sizeof(struct cont_pending_spin) == 8 + 40 * LS_PENDING_SPIN_DEPTH, "cont_pending_spin layout");
-_Static_assert(sizeof(struct cont_lost) == 9 * 8, "cont_lost layout is shared with BPF");
-
-struct collector {
-	struct contention_bpf *skel;
-	bool btf;
-	bool stopped;
-	int ncpus;
-	struct cont_val *percpu;	/* lookup buffer: one value per possible CPU */
-	struct htab totals;		/* cont_key -> cont_val, as of the last drain */
-	struct cont_row *rows;
-	size_t rows_cap;
-	uint64_t *rq_locks;
-	size_t nrq_locks;
+static const struct {
+	const char *name;
+	enum family bit;
+} family_names[] = {
+	{ "locks", FAMILY_LOCKS },
+	{ "sample", FAMILY_SAMPLE },
 };
 
-static void progs_of(struct contention_bpf *s, bool btf, struct bpf_program *p[3])
+int family_parse(const char *list, unsigned int *mask, const char **bad)
 {
-	p[0] = btf ? s->progs.begin_btf : s->progs.begin_tp;
-	p[1] = btf ? s->progs.end_btf : s->progs.end_tp;
-	p[2] = btf ? s->progs.fork_btf : s->progs.fork_tp;
+	static char word[64];
+	const char *p = list;
+
+	*mask = 0;
+	while (*p) {
+		size_t n = strcspn(p, ","), i;
+
+		snprintf(word, sizeof(word), "%.*s", (int)n, p);
+		for (i = 0; i < sizeof(family_names) / sizeof(family_names[0]); i++)
+			if (!strcmp(word, family_names[i].name))
+				break;
+		if (i == sizeof(family_names) / sizeof(family_names[0])) {
+			*bad = word;
+			return -EINVAL;
+		}
+		*mask |= family_names[i].bit;
+		p += n + (p[n] == ',');
+	}
+	*bad = "";
+	return *mask ? 0 : -EINVAL;
 }
 
-/* Load one flavour of each program; the fork follower only when filtering. */
-static void select_programs(struct contention_bpf *s, bool btf, bool follow_forks)
+struct family_status *status_of(struct collector *c, enum family f)
 {
-	struct bpf_program *on[3], *off[3];
+	return &c->status[f == FAMILY_SAMPLE];
+}
+
+const struct family_status *collector__status(const struct collector *c, enum family f)
+{
+	return &c->status[f == FAMILY_SAMPLE];
+}
+
+uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+void *grow_rows(void *rows, size_t *cap, size_t n, size_t size)
+{
+	size_t want = *cap ? *cap : 256;
+	void *p;
+
+	if (n <= *cap)
+		return rows;
+	while (want < n)
+		want *= 2;
+	p = realloc(rows, want * size);
+	if (!p) {
+		free(rows);
+		*cap = 0;
+		return NULL;
+	}
+	*cap = want;
+	return p;
+}
+
+int fetch_stack_map(struct bpf_map *m, int32_t id, uint64_t *frames, int max, int depth)
+{
+	__u64 buf[LS_SAMPLE_USTACK_DEPTH > LS_STACK_DEPTH ? LS_SAMPLE_USTACK_DEPTH : LS_STACK_DEPTH] = { 0 };
+	__u32 key = id;
 	int i;
 
-	progs_of(s, btf, on);
-	progs_of(s, !btf, off);
-	for (i = 0; i < 3; i++)
-		bpf_program__set_autoload(off[i], false);
-	bpf_program__set_autoload(on[2], follow_forks);
+	if (id < 0 || depth > (int)(sizeof(buf) / sizeof(buf[0])) ||
+	    bpf_map__lookup_elem(m, &key, sizeof(key), buf, depth * sizeof(__u64), 0))
+		return -ENOENT;
+	for (i = 0; i < depth && i < max && buf[i]; i++)
+		frames[i] = buf[i];
+	return i;
 }
 
-static int load_and_attach(struct collector *c, const struct collector_opts *o, bool btf)
+int reuse_target_maps(struct collector *c, struct bpf_map *targets, struct bpf_map *gen)
 {
-	struct contention_bpf *s = contention_bpf__open();
+	int err;
+
+	if (!c->targets)
+		return 0;
+	err = bpf_map__reuse_fd(targets, bpf_map__fd(c->targets->maps.targets));
+	if (!err)
+		err = bpf_map__reuse_fd(gen, bpf_map__fd(c->targets->maps.targets_gen));
+	return err;
+}
+
+/* The owner of the target maps, and the fork follower. */
+static int targets_open(struct collector *c, const struct features *f)
+{
+	struct targets_bpf *s = targets_bpf__open();
+	bool btf = f->r[FEAT_BTF].ok && c->o.mode != ATTACH_TP_CLASSIC;
 	int err;
 
 	if (!s)
 		return -errno;
-	s->rodata->filter_targets = o->filter_targets;
-	s->rodata->per_task = o->per_task;
-	s->rodata->stack_rate = o->stack_rate;
-	/* Twice a 10 ms window's share, so that random bunching is rarely cut. */
-	s->rodata->stack_window_cap = o->stack_rate / 50 + 2;
-	if (o->stats_entries)
-		bpf_map__set_max_entries(s->maps.stats, o->stats_entries);
-	if (o->stack_entries)
-		bpf_map__set_max_entries(s->maps.stacks, o->stack_entries);
-	select_programs(s, btf, o->filter_targets);
-	err = contention_bpf__load(s);
-	if (!err)
-		err = contention_bpf__attach(s);
+	bpf_program__set_autoload(btf ? s->progs.fork_tp : s->progs.fork_btf, false);
+	err = targets_bpf__load(s);
+	if (!err && f->r[FEAT_TP_SCHED].ok)
+		err = targets_bpf__attach(s);
 	if (err) {
-		contention_bpf__destroy(s);
+		targets_bpf__destroy(s);
 		return err;
 	}
-	c->skel = s;
-	c->btf = btf;
+	c->targets = s;
 	return 0;
 }
 
-static int attach_some_mode(struct collector *c, const struct collector_opts *o,
-			    const struct features *f, char *why, size_t len)
+static void open_families(struct collector *c, const struct features *f)
 {
-	bool btf;
 	int err;
 
-	if (!contention_choose_mode(f, o->mode, &btf, why, len))
-		return -EOPNOTSUPP;
-	err = load_and_attach(c, o, btf);
-	if (err && btf && o->mode == ATTACH_AUTO && f->r[FEAT_TP_LOCK].ok) {
-		pr_info("tp_btf/contention_begin failed (%s), using the classic tracepoints\n", strerror(-err));
-		btf = false;
-		err = load_and_attach(c, o, false);
+	if (c->o.families & FAMILY_LOCKS) {
+		status_of(c, FAMILY_LOCKS)->wanted = true;
+		err = locks_open(c, f);
+		if (err && !status_of(c, FAMILY_LOCKS)->why[0])
+			snprintf(status_of(c, FAMILY_LOCKS)->why, 256, "%s", strerror(-err));
 	}
-	if (err)
-		snprintf(why, len, "loading the %s contention probes failed: %s%s",
-			 btf ? "tp_btf" : "tracepoint", strerror(-err),
-			 err == -EPERM ? " (needs CAP_BPF and CAP_PERFMON)" : "");
-	return err;
+	if (c->o.families & FAMILY_SAMPLE) {
+		status_of(c, FAMILY_SAMPLE)->wanted = true;
+		err = sample_open(c, f);
+		if (err && !status_of(c, FAMILY_SAMPLE)->why[0])
+			snprintf(status_of(c, FAMILY_SAMPLE)->why, 256, "%s", strerror(-err));
+		if (err)
+			sample_detach(c);
+	}
 }
 
-static int run_rq_lock_finder(struct collector *c, struct names_bpf *s)
+static void say_why_none(const struct collector *c, char *why, size_t len)
 {
-	LIBBPF_OPTS(bpf_test_run_opts, run);
-	int i, err;
+	const struct family_status *l = &c->status[0], *s = &c->status[1];
 
-	s->rodata->nr_cpus = c->ncpus;
-	err = names_bpf__load(s);
-	if (!err)
-		err = bpf_prog_test_run_opts(bpf_program__fd(s->progs.find_rq_locks), &run);
-	if (err)
-		return err;
-	c->rq_locks = calloc(c->ncpus, sizeof(*c->rq_locks));
-	if (!c->rq_locks)
-		return -ENOMEM;
-	for (i = 0; i < c->ncpus && i < LS_MAX_CPUS; i++)
-		if (s->bss->rq_lock_addrs[i])
-			c->rq_locks[c->nrq_locks++] = s->bss->rq_lock_addrs[i];
-	return 0;
-}
-
-/* Best effort: without them, run-queue locks are named by their caller. */
-static void find_rq_locks(struct collector *c)
-{
-	struct names_bpf *s = names_bpf__open();
-	int err = s ? run_rq_lock_finder(c, s) : -errno;
-
-	if (err)
-		pr_info("cannot locate the run-queue locks (%s): they stay unnamed\n", strerror(-err));
-	names_bpf__destroy(s);
+	snprintf(why, len, "%s%s%s%s%s", l->wanted ? "locks: " : "", l->wanted ? l->why : "",
+		 l->wanted && s->wanted ? "; " : "", s->wanted ? "sample: " : "",
+		 s->wanted ? s->why : "");
 }
 
 int collector__open(struct collector **cp, const struct collector_opts *o,
@@ -142,22 +168,24 @@ int collector__open(struct collector **cp, const struct collector_opts *o,
 
 	if (!c)
 		return -ENOMEM;
-	htab_init(&c->totals, sizeof(struct cont_key), sizeof(struct cont_val));
+	c->o = *o;
 	c->ncpus = libbpf_num_possible_cpus();
 	if (c->ncpus <= 0) {
 		snprintf(why, len, "cannot count possible CPUs");
 		err = -EINVAL;
 		goto err_free;
 	}
-	c->percpu = calloc(c->ncpus, sizeof(*c->percpu));
-	if (!c->percpu) {
-		err = -ENOMEM;
+	if (o->filter_targets && (err = targets_open(c, f))) {
+		snprintf(why, len, "loading the target filter failed: %s%s", strerror(-err),
+			 err == -EPERM ? " (needs CAP_BPF and CAP_PERFMON)" : "");
 		goto err_free;
 	}
-	err = attach_some_mode(c, o, f, why, len);
-	if (err)
+	open_families(c, f);
+	if (!c->status[0].attached && !c->status[1].attached) {
+		say_why_none(c, why, len);
+		err = -ENODEV;
 		goto err_free;
-	find_rq_locks(c);
+	}
 	*cp = c;
 	return 0;
 err_free:
@@ -169,257 +197,53 @@ void collector__free(struct collector *c)
 {
 	if (!c)
 		return;
-	contention_bpf__destroy(c->skel);
-	htab_free(&c->totals);
-	free(c->percpu);
-	free(c->rows);
-	free(c->rq_locks);
+	locks_free(c);
+	sample_free(c);
+	targets_bpf__destroy(c->targets);
 	free(c);
-}
-
-const char *collector__mode(const struct collector *c)
-{
-	return c->btf ? "tp_btf" : "tracepoint";
 }
 
 int collector__add_target(struct collector *c, pid_t tgid)
 {
-	__u32 key = tgid, one = 1;
+	__u32 key = tgid, one = 1, zero = 0;
+	struct targets_gen gen;
 
-	if (bpf_map__update_elem(c->skel->maps.targets, &key, sizeof(key), &one, sizeof(one), BPF_ANY))
-		return -errno;
-	/* Invalidate the per-CPU answers BPF cached for this tgid. */
-	__atomic_fetch_add(&c->skel->bss->targets_generation, 1, __ATOMIC_SEQ_CST);
-	return 0;
-}
-
-static struct cont_row *new_row(struct collector *c, size_t *n)
-{
-	if (*n == c->rows_cap) {
-		size_t cap = c->rows_cap ? c->rows_cap * 2 : 256;
-		struct cont_row *r = realloc(c->rows, cap * sizeof(*r));
-
-		if (!r)
-			return NULL;
-		c->rows = r;
-		c->rows_cap = cap;
-	}
-	memset(&c->rows[*n], 0, sizeof(c->rows[*n]));
-	return &c->rows[(*n)++];
-}
-
-static void sum_percpu(const struct collector *c, struct cont_val *sum)
-{
-	int cpu, i;
-
-	memset(sum, 0, sizeof(*sum));
-	sum->min_ns = ~0ULL;
-	for (cpu = 0; cpu < c->ncpus; cpu++) {
-		const struct cont_val *v = &c->percpu[cpu];
-
-		if (!v->count)
-			continue;
-		sum->count += v->count;
-		sum->total_ns += v->total_ns;
-		if (v->min_ns < sum->min_ns)
-			sum->min_ns = v->min_ns;
-		if (v->max_ns > sum->max_ns)
-			sum->max_ns = v->max_ns;
-		for (i = 0; i < LS_HIST_SLOTS; i++)
-			sum->hist[i] += v->hist[i];
-	}
-}
-
-/* now - before, except min and max, which are as of now. */
-static void delta(struct cont_val *d, const struct cont_val *now, const struct cont_val *before)
-{
-	int i;
-
-	d->count = now->count - before->count;
-	d->total_ns = now->total_ns - before->total_ns;
-	d->min_ns = now->min_ns;
-	d->max_ns = now->max_ns;
-	for (i = 0; i < LS_HIST_SLOTS; i++)
-		d->hist[i] = now->hist[i] - before->hist[i];
-}
-
-static void fill_comm(struct collector *c, struct cont_row *r)
-{
-	__u32 tid = r->key.tid;
-
-	if (!tid || bpf_map__lookup_elem(c->skel->maps.comms, &tid, sizeof(tid),
-					 r->comm, sizeof(r->comm), 0))
-		snprintf(r->comm, sizeof(r->comm), "%s", tid ? "?" : "");
-	r->comm[sizeof(r->comm) - 1] = '\0';
-}
-
-static int drain_one(struct collector *c, const struct cont_key *key, size_t *n)
-{
-	struct cont_val sum, *before;
-	struct cont_row *r;
-	int err;
-
-	err = bpf_map__lookup_elem(c->skel->maps.stats, key, sizeof(*key), c->percpu,
-				   sizeof(*c->percpu) * c->ncpus, 0);
-	if (err)
-		return err == -ENOENT ? 0 : err;
-	sum_percpu(c, &sum);
-	before = htab_get(&c->totals, key, NULL);
-	if (!before)
-		return -ENOMEM;
-	if (sum.count == before->count)
+	if (!c->targets)
 		return 0;
-	r = new_row(c, n);
-	if (!r)
-		return -ENOMEM;
-	r->key = *key;
-	delta(&r->val, &sum, before);
-	fill_comm(c, r);
-	*before = sum;
-	return 0;
-}
-
-int collector__drain(struct collector *c, struct cont_row **rows, size_t *n)
-{
-	struct cont_key key, next;
-	const void *prev = NULL;
-	int err;
-
-	*n = 0;
-	while (!bpf_map__get_next_key(c->skel->maps.stats, prev, &next, sizeof(next))) {
-		key = next;
-		prev = &key;
-		err = drain_one(c, &key, n);
-		if (err)
-			return err;
-	}
-	*rows = c->rows;
-	return 0;
-}
-
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static __u32 slot_of(uint64_t ns)
-{
-	__u32 s = 0;
-
-	while (ns > 1 && s < LS_HIST_SLOTS - 1) {
-		ns >>= 1;
-		s++;
-	}
-	return s;
-}
-
-static int add_inflight(struct collector *c, const struct cont_pending *p, uint64_t stop, size_t *n)
-{
-	struct cont_row *r;
-	uint64_t wait;
-
-	if (!p->start_ns || p->start_ns > stop)
-		return 0;
-	r = new_row(c, n);
-	if (!r)
-		return -ENOMEM;
-	wait = stop - p->start_ns;
-	r->key = p->key;
-	r->val.count = 1;
-	r->val.total_ns = r->val.min_ns = r->val.max_ns = wait;
-	r->val.hist[slot_of(wait)] = 1;
-	fill_comm(c, r);
-	return 0;
-}
-
-static int close_sleeping(struct collector *c, uint64_t stop, size_t *n)
-{
-	struct bpf_map *m = c->skel->maps.pending_sleep;
-	struct cont_pending p;
-	__u32 tid, next;
-	const void *prev = NULL;
-	int err;
-
-	while (!bpf_map__get_next_key(m, prev, &next, sizeof(next))) {
-		tid = next;
-		prev = &tid;
-		if (bpf_map__lookup_elem(m, &tid, sizeof(tid), &p, sizeof(p), 0))
-			continue;
-		err = add_inflight(c, &p, stop, n);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-static int close_spinning(struct collector *c, uint64_t stop, size_t *n)
-{
-	struct cont_pending_spin *ps = calloc(c->ncpus, sizeof(*ps));
-	__u32 zero = 0, d;
-	int cpu, err = 0;
-
-	if (!ps)
-		return -ENOMEM;
-	if (bpf_map__lookup_elem(c->skel->maps.pending_spin, &zero, sizeof(zero), ps,
-				 sizeof(*ps) * c->ncpus, 0))
-		goto out;
-	/* As in BPF: a spin older than a second lost its end; do not close it. */
-	for (cpu = 0; cpu < c->ncpus && !err; cpu++)
-		for (d = 0; d < ps[cpu].depth && d < LS_PENDING_SPIN_DEPTH && !err; d++)
-			if (stop - ps[cpu].slot[d].start_ns < 1000000000ULL)
-				err = add_inflight(c, &ps[cpu].slot[d], stop, n);
-out:
-	free(ps);
-	return err;
-}
-
-/*
- * Detach first, so that the maps stop changing, then take the last drain
- * and the waits that were still in progress at the detach.
- */
-int collector__stop(struct collector *c, struct cont_row **rows, size_t *n)
-{
-	uint64_t stop = monotonic_ns();
-	size_t drained;
-	int err;
-
-	contention_bpf__detach(c->skel);
-	c->stopped = true;
-	err = collector__drain(c, rows, &drained);
-	if (err)
-		return err;
-	*n = drained;
-	err = close_sleeping(c, stop, n);
-	if (!err)
-		err = close_spinning(c, stop, n);
-	*rows = c->rows;
-	return err;
-}
-
-int collector__fetch_stack(void *ctx, int32_t id, uint64_t *frames, int max)
-{
-	struct collector *c = ctx;
-	__u64 buf[LS_STACK_DEPTH] = { 0 };
-	__u32 key = id;
-	int i;
-
-	if (bpf_map__lookup_elem(c->skel->maps.stacks, &key, sizeof(key), buf, sizeof(buf), 0))
+	if (bpf_map__update_elem(c->targets->maps.targets, &key, sizeof(key), &one, sizeof(one), BPF_ANY))
 		return -errno;
-	for (i = 0; i < LS_STACK_DEPTH && i < max && buf[i]; i++)
-		frames[i] = buf[i];
-	return i;
+	/* Invalidate the per-CPU answers cached for this tgid. */
+	if (bpf_map__lookup_elem(c->targets->maps.targets_gen, &zero, sizeof(zero), &gen, sizeof(gen), 0))
+		return -errno;
+	gen.generation++;
+	if (bpf_map__update_elem(c->targets->maps.targets_gen, &zero, sizeof(zero), &gen, sizeof(gen), BPF_ANY))
+		return -errno;
+	return 0;
 }
 
-void collector__lost(const struct collector *c, struct cont_lost *lost)
+int collector__drain(struct collector *c, struct snapshot *s)
 {
-	*lost = c->skel->bss->lost;
+	int err = locks_drain(c, s);
+
+	return err ? err : sample_drain(c, s);
 }
 
-size_t collector__rq_locks(const struct collector *c, const uint64_t **addrs)
+int collector__stop(struct collector *c, struct snapshot *s)
 {
-	*addrs = c->rq_locks;
-	return c->nrq_locks;
+	int err;
+
+	sample_detach(c);
+	err = locks_stop(c, s);
+	return err ? err : sample_drain(c, s);
+}
+
+uint64_t collector__targets_full(const struct collector *c)
+{
+	struct targets_gen gen;
+	__u32 zero = 0;
+
+	if (!c->targets || bpf_map__lookup_elem(c->targets->maps.targets_gen, &zero, sizeof(zero),
+						&gen, sizeof(gen), 0))
+		return 0;
+	return gen.full;
 }

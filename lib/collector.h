@@ -7,38 +7,69 @@
 #include <sys/types.h>
 #include "kfeatures.h"
 #include "profile.h"
+#include "sample.h"
 
 /*
- * The collector loads and attaches the probes and drains their maps into
- * rows. Nothing else in lockstat touches a BPF map.
+ * The collector loads and attaches the probe families and drains their
+ * maps into rows. Nothing else in lockstat touches a BPF map.
  */
+enum family {
+	FAMILY_LOCKS = 1 << 0,	/* kernel lock contention */
+	FAMILY_SAMPLE = 1 << 1,	/* sampling profiler */
+};
+
+#define FAMILY_ALL	(FAMILY_LOCKS | FAMILY_SAMPLE)
+
+/* "locks,sample" -> mask; 0 or -EINVAL with the bad word in *bad. */
+int family_parse(const char *list, unsigned int *mask, const char **bad);
+
 struct collector_opts {
-	bool per_task;		/* -t */
+	unsigned int families;	/* enum family bits wanted */
+	bool per_task;		/* -t (locks) */
 	bool filter_targets;	/* only the workload's processes */
 	enum attach_mode mode;
 	uint32_t stats_entries;	/* 0: default */
-	uint32_t stack_entries;	/* 0: default */
 	uint32_t stack_rate;	/* kernel stacks per second per CPU; 0: one per wait */
+	uint32_t sample_freq;	/* samples per second per CPU */
+};
+
+/* What happened to one family: attached in which mode, or why not. */
+struct family_status {
+	bool wanted;
+	bool attached;
+	char mode[48];		/* "tp_btf", "cycles@99Hz", ... */
+	char why[256];		/* when wanted but not attached */
+};
+
+/* One drain's worth of rows, valid until the next drain. */
+struct snapshot {
+	struct cont_row *cont;
+	size_t ncont;
+	struct sample_row *samples;
+	size_t nsamples;
 };
 
 struct collector;
 
-/* Returns 0 or -errno with the reason, in one line, in why. */
+/* Fails (-errno, reason in why) only when no wanted family attached. */
 int collector__open(struct collector **c, const struct collector_opts *opts,
 		    const struct features *f, char *why, size_t len);
 void collector__free(struct collector *c);
-/* "tp_btf" or "tracepoint". */
-const char *collector__mode(const struct collector *c);
+const struct family_status *collector__status(const struct collector *c, enum family f);
 int collector__add_target(struct collector *c, pid_t tgid);
 /* Rows whose counts changed since the last drain, as deltas. */
-int collector__drain(struct collector *c, struct cont_row **rows, size_t *n);
+int collector__drain(struct collector *c, struct snapshot *s);
 /*
- * Stop the probes and close the waits still in progress at the moment of
- * stopping, as one row each (count 1, wait up to the stop).
+ * Stop the probes and drain for the last time, closing the lock waits
+ * still in progress at the moment of stopping (count 1, wait up to it).
  */
-int collector__stop(struct collector *c, struct cont_row **rows, size_t *n);
+int collector__stop(struct collector *c, struct snapshot *s);
+/* stack_fetch_fn callbacks, one per stack map. */
 int collector__fetch_stack(void *ctx, int32_t id, uint64_t *frames, int max);
+int collector__fetch_sample_kstack(void *ctx, int32_t id, uint64_t *frames, int max);
+int collector__fetch_sample_ustack(void *ctx, int32_t id, uint64_t *frames, int max);
 void collector__lost(const struct collector *c, struct cont_lost *lost);
+void collector__sample_lost(const struct collector *c, struct sample_lost *lost);
 /* Every CPU's rq->__lock address, when the kernel lets us find them. */
 size_t collector__rq_locks(const struct collector *c, const uint64_t **addrs);
 

@@ -226,6 +226,134 @@ static int read_lockstat(struct profile *p, struct cursor *c)
 	return c->err ? -EBADMSG : 0;
 }
 
+static int read_sample_row(struct profile *p, struct cursor *c)
+{
+	struct sample_row_key k = { 0 };
+	uint64_t count, *dst;
+
+	k.tgid = cursor_varint(c);
+	k.tid = cursor_varint(c);
+	k.comm = cursor_varint(c);
+	k.kstack = (int32_t)cursor_svarint(c);
+	k.ustack = (int32_t)cursor_svarint(c);
+	count = cursor_varint(c);
+	if (c->err || !valid_str(p, k.comm))
+		return -EBADMSG;
+	if (!count)
+		return 0;
+	dst = htab_get(&p->samples, &k, NULL);
+	if (!dst)
+		return -ENOMEM;
+	*dst += count;
+	return 0;
+}
+
+static int read_samples(struct profile *p, struct cursor *c)
+{
+	uint64_t t0 = cursor_varint(c), t1 = cursor_varint(c);
+	uint64_t n = cursor_varint(c), i;
+	int err = 0;
+
+	if (c->err || t1 < t0)
+		return -EBADMSG;
+	for (i = 0; i < n && !err; i++)
+		err = read_sample_row(p, c);
+	if (err)
+		return err;
+	p->nsample_buckets++;
+	if (t1 > p->last_bucket_end_ns)
+		p->last_bucket_end_ns = t1;
+	return c->err ? -EBADMSG : 0;
+}
+
+static int read_one_mapping(struct profile *p, struct cursor *c, struct mapping *m)
+{
+	uint64_t bid_len;
+
+	m->tgid = cursor_varint(c);
+	m->start = cursor_varint(c);
+	m->end = cursor_varint(c);
+	m->pgoff = cursor_varint(c);
+	m->path = cursor_varint(c);
+	bid_len = cursor_varint(c);
+	if (c->err || !valid_str(p, m->path) || bid_len > sizeof(m->build_id) ||
+	    bid_len > (uint64_t)(c->end - c->p) || m->end < m->start)
+		return -EBADMSG;
+	memcpy(m->build_id, c->p, bid_len);
+	m->build_id_len = bid_len;
+	c->p += bid_len;
+	return 0;
+}
+
+static int read_mappings(struct profile *p, struct cursor *c)
+{
+	uint64_t n = cursor_varint(c), i;
+	struct mapping *grown;
+
+	if (c->err || n > (uint64_t)(c->end - c->p))
+		return -EBADMSG;
+	grown = realloc(p->maps, (p->nmaps + n + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	p->maps = grown;
+	for (i = 0; i < n; i++) {
+		if (read_one_mapping(p, c, &p->maps[p->nmaps]))
+			return -EBADMSG;
+		p->nmaps++;
+	}
+	return 0;
+}
+
+static int read_uframes(struct profile *p, struct cursor *c, struct usym_val *v)
+{
+	uint64_t n = cursor_varint(c), i;
+	struct ufile_frame *grown;
+
+	if (c->err || n > USYM_MAX_FRAMES)
+		return -EBADMSG;
+	grown = realloc(p->uframes, (p->nuframes + n + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	p->uframes = grown;
+	v->first = p->nuframes;
+	v->nframes = n;
+	for (i = 0; i < n; i++) {
+		struct ufile_frame *f = &p->uframes[p->nuframes++];
+
+		f->function = cursor_varint(c);
+		f->file = cursor_varint(c);
+		f->line = cursor_varint(c);
+		if (c->err || !valid_str(p, f->function) || !valid_str(p, f->file))
+			return -EBADMSG;
+	}
+	return 0;
+}
+
+static int read_usyms(struct profile *p, struct cursor *c)
+{
+	uint64_t n = cursor_varint(c), i;
+	int err = 0;
+
+	for (i = 0; i < n && !err && !c->err; i++) {
+		struct usym_key k = { 0 };
+		struct usym_val v = { 0 }, *dst;
+
+		k.tgid = cursor_varint(c);
+		k.addr = cursor_varint(c);
+		v.why = cursor_varint(c);
+		v.module = cursor_varint(c);
+		v.func_addr = cursor_varint(c);
+		if (c->err || !valid_str(p, v.module))
+			return -EBADMSG;
+		err = read_uframes(p, c, &v);
+		if (!err && !(dst = htab_get(&p->usyms, &k, NULL)))
+			err = -ENOMEM;
+		if (!err)
+			*dst = v;
+	}
+	return err ? err : (c->err ? -EBADMSG : 0);
+}
+
 static int read_end(struct profile *p, struct cursor *c)
 {
 	p->end_duration_ns = cursor_varint(c);
@@ -257,6 +385,12 @@ static int read_chunk(struct profile *p, const struct store_chunk *ch)
 		return read_lockstat(p, &c);
 	case CHUNK_END:
 		return read_end(p, &c);
+	case CHUNK_SAMPLES:
+		return read_samples(p, &c);
+	case CHUNK_MAPPING:
+		return read_mappings(p, &c);
+	case CHUNK_USYMS:
+		return read_usyms(p, &c);
 	default:
 		return (ch->flags & CHUNK_F_CRITICAL) ? -EPROTONOSUPPORT : 0;
 	}
@@ -294,6 +428,8 @@ static struct profile *profile_new(void)
 		return NULL;
 	htab_init(&p->stacks, sizeof(int32_t), sizeof(struct stack));
 	htab_init(&p->rows, sizeof(struct lock_row_key), sizeof(struct lock_row_val));
+	htab_init(&p->samples, sizeof(struct sample_row_key), sizeof(uint64_t));
+	htab_init(&p->usyms, sizeof(struct usym_key), sizeof(struct usym_val));
 	ksyms_init(&p->ksyms);
 	return p;
 }
@@ -356,6 +492,10 @@ void profile__free(struct profile *p)
 		free(s->frames);
 	htab_free(&p->stacks);
 	htab_free(&p->rows);
+	htab_free(&p->samples);
+	htab_free(&p->usyms);
+	free(p->maps);
+	free(p->uframes);
 	ksyms_free(&p->ksyms);
 	kv_free(p->meta, p->nmeta);
 	kv_free(p->lost, p->nlost);
@@ -388,4 +528,33 @@ uint64_t profile__duration_ns(const struct profile *p)
 const struct stack *profile__stack(const struct profile *p, int32_t id)
 {
 	return htab_find(&p->stacks, &id);
+}
+
+const struct usym_val *profile__usym(const struct profile *p, uint32_t tgid, uint64_t addr)
+{
+	struct usym_key k = { .tgid = tgid, .addr = addr };
+
+	return htab_find(&p->usyms, &k);
+}
+
+const struct mapping *profile__mapping(const struct profile *p, uint32_t tgid, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < p->nmaps; i++)
+		if (p->maps[i].tgid == tgid && addr >= p->maps[i].start && addr < p->maps[i].end)
+			return &p->maps[i];
+	return NULL;
+}
+
+const char *usym_why_str(uint32_t why)
+{
+	static const char *const names[USYM__COUNT] = {
+		[USYM_OK] = "resolved", [USYM_NO_FILE] = "file gone or unreadable",
+		[USYM_BUILD_ID_MISMATCH] = "build id mismatch", [USYM_NOT_ELF] = "not ELF",
+		[USYM_NO_SYMTAB] = "no symbol table", [USYM_NO_SYMBOL] = "no symbol",
+		[USYM_NO_MAPPING] = "no mapping", [USYM_JIT_NO_MAP] = "JIT without perf map",
+	};
+
+	return why < USYM__COUNT ? names[why] : "unknown";
 }

@@ -13,23 +13,9 @@
 #include "buf.h"
 #include "locktype.h"
 #include "profile.h"
+#include "pwriter_int.h"
 
-struct pwriter {
-	struct pwriter_opts o;
-	struct htab str_ids;	/* hash of string -> id + 1 */
-	char **strs;		/* by id, to confirm hash hits */
-	uint32_t nstrs;
-	uint32_t strs_written;	/* ids below this are on disk */
-	struct htab stacks_seen;	/* int32 stack id */
-	struct htab ksyms_seen;	/* uint64 symbol address */
-	struct htab lock_names;	/* uint64 lock address -> name id + 1 */
-	struct buf ksyms_chunk;
-	uint32_t nksyms_pending;
-	struct buf stacks_chunk;
-	uint32_t nstacks_pending;
-};
-
-static uint32_t intern(struct pwriter *w, const char *s)
+uint32_t pw_intern(struct pwriter *w, const char *s)
 {
 	uint64_t h = hash_bytes(s, strlen(s));
 	uint32_t *slot = htab_get(&w->str_ids, &h, NULL);
@@ -64,9 +50,11 @@ int pwriter__new(struct pwriter **wp, const struct pwriter_opts *opts)
 	htab_init(&w->stacks_seen, sizeof(int32_t), 1);
 	htab_init(&w->ksyms_seen, sizeof(uint64_t), 1);
 	htab_init(&w->lock_names, sizeof(uint64_t), sizeof(uint32_t));
+	htab_init(&w->ustacks, sizeof(int32_t), sizeof(struct pw_ustack));
+	htab_init(&w->upcs, sizeof(struct pw_upc), sizeof(uint8_t));
 	buf_init(&w->ksyms_chunk);
 	buf_init(&w->stacks_chunk);
-	intern(w, "");	/* id 0: the empty string */
+	pw_intern(w, "");	/* id 0: the empty string */
 	h.created_ns = opts->created_ns;
 	if (opts->recording_id)
 		memcpy(h.recording_id, opts->recording_id, 16);
@@ -92,6 +80,8 @@ void pwriter__free(struct pwriter *w)
 	htab_free(&w->stacks_seen);
 	htab_free(&w->ksyms_seen);
 	htab_free(&w->lock_names);
+	htab_free(&w->ustacks);
+	htab_free(&w->upcs);
 	buf_free(&w->ksyms_chunk);
 	buf_free(&w->stacks_chunk);
 	free(w);
@@ -133,14 +123,14 @@ static void note_ksym(struct pwriter *w, uint64_t pc)
 		return;
 	buf_put_varint(&w->ksyms_chunk, k->addr);
 	buf_put_varint(&w->ksyms_chunk, k->size);
-	buf_put_varint(&w->ksyms_chunk, intern(w, k->name));
-	buf_put_varint(&w->ksyms_chunk, intern(w, k->module));
+	buf_put_varint(&w->ksyms_chunk, pw_intern(w, k->name));
+	buf_put_varint(&w->ksyms_chunk, pw_intern(w, k->module));
 	buf_put_varint(&w->ksyms_chunk, (uint8_t)k->type);
 	w->nksyms_pending++;
 }
 
 /* Frames are delta-encoded: kernel PCs share their high bits. */
-static void note_stack(struct pwriter *w, int32_t id, uint64_t *frames, int n)
+void pw_note_stack(struct pwriter *w, int32_t id, const uint64_t *frames, int n, bool kernel)
 {
 	uint64_t prev = 0;
 	int i;
@@ -150,7 +140,8 @@ static void note_stack(struct pwriter *w, int32_t id, uint64_t *frames, int n)
 	for (i = 0; i < n; i++) {
 		buf_put_svarint(&w->stacks_chunk, (int64_t)(frames[i] - prev));
 		prev = frames[i];
-		note_ksym(w, frames[i]);
+		if (kernel)
+			note_ksym(w, frames[i]);
 	}
 	w->nstacks_pending++;
 }
@@ -168,9 +159,9 @@ static uint32_t caller_of(struct pwriter *w, uint64_t *frames, int n)
 			ksyms_format(w->o.ksyms, frames[i], name, sizeof(name));
 		else
 			snprintf(name, sizeof(name), "0x%" PRIx64, frames[i]);
-		return intern(w, name);
+		return pw_intern(w, name);
 	}
-	return intern(w, "[unknown]");
+	return pw_intern(w, "[unknown]");
 }
 
 static bool is_rq_lock(const struct pwriter *w, uint64_t addr)
@@ -221,7 +212,7 @@ static uint32_t lock_name(struct pwriter *w, const struct cont_row *rows, const 
 	char name[320];
 
 	if (cls)
-		return intern(w, cls);
+		return pw_intern(w, cls);
 	id = htab_get(&w->lock_names, &k->lock_addr, NULL);
 	if (id && *id)
 		return *id - 1;
@@ -235,8 +226,8 @@ static uint32_t lock_name(struct pwriter *w, const struct cont_row *rows, const 
 	else
 		anon_name(w, rows, callers, n, k->lock_addr, name, sizeof(name));
 	if (!id)
-		return intern(w, name);
-	*id = intern(w, name) + 1;
+		return pw_intern(w, name);
+	*id = pw_intern(w, name) + 1;
 	return *id - 1;
 }
 
@@ -246,16 +237,16 @@ static uint32_t row_caller(struct pwriter *w, const struct cont_key *k)
 	int n, inserted;
 
 	if (k->stack_id == LS_STACK_UNSAMPLED)
-		return intern(w, "[stack not sampled]");
+		return pw_intern(w, "[stack not sampled]");
 	if (k->stack_id < 0 || !w->o.fetch_stack)
-		return intern(w, "[stack lost]");
+		return pw_intern(w, "[stack lost]");
 	n = w->o.fetch_stack(w->o.fetch_ctx, k->stack_id, frames, LS_STACK_DEPTH);
 	if (n <= 0)
-		return intern(w, "[stack lost]");
+		return pw_intern(w, "[stack lost]");
 	if (w->o.ksyms)
 		n = ksyms_trim_tracing(w->o.ksyms, frames, n);
 	if (htab_get(&w->stacks_seen, &k->stack_id, &inserted) && inserted)
-		note_stack(w, k->stack_id, frames, n);
+		pw_note_stack(w, k->stack_id, frames, n, true);
 	return caller_of(w, frames, n);
 }
 
@@ -271,7 +262,7 @@ static void put_row(struct pwriter *w, struct buf *b, const struct cont_row *r,
 	buf_put_varint(b, r->key.tid);
 	buf_put_varint(b, name);
 	buf_put_varint(b, caller);
-	buf_put_varint(b, intern(w, r->key.tid ? r->comm : ""));
+	buf_put_varint(b, pw_intern(w, r->key.tid ? r->comm : ""));
 	buf_put_varint(b, r->val.count);
 	buf_put_varint(b, r->val.total_ns);
 	buf_put_varint(b, r->val.min_ns);
@@ -344,14 +335,22 @@ int pwriter__bucket(struct pwriter *w, uint64_t t0_ns, uint64_t t1_ns,
 	for (i = 0; i < nrows; i++)
 		put_row(w, &b, &rows[i], lock_name(w, rows, callers, nrows, &rows[i].key), callers[i]);
 	free(callers);
-	err = flush_strings(w);
+	err = pw_flush_then(w, CHUNK_LOCKSTAT, &b);
+	buf_free(&b);
+	return err;
+}
+
+/* Strings, symbols and stacks first: then the chunk that uses them. */
+int pw_flush_then(struct pwriter *w, uint32_t type, const struct buf *b)
+{
+	int err = flush_strings(w);
+
 	if (!err)
 		err = flush_list(w, CHUNK_KSYMS, 0, &w->ksyms_chunk, &w->nksyms_pending);
 	if (!err)
 		err = flush_list(w, CHUNK_STACKS, CHUNK_F_CRITICAL, &w->stacks_chunk, &w->nstacks_pending);
 	if (!err)
-		err = b.oom ? -ENOMEM : store_write_chunk(w->o.fd, CHUNK_LOCKSTAT, CHUNK_F_CRITICAL, b.data, b.len);
-	buf_free(&b);
+		err = b->oom ? -ENOMEM : store_write_chunk(w->o.fd, type, CHUNK_F_CRITICAL, b->data, b->len);
 	return err;
 }
 

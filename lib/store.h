@@ -28,6 +28,9 @@ enum chunk_type {
 	CHUNK_LOCKSTAT = 5,
 	CHUNK_LOST = 6,
 	CHUNK_END = 7,
+	CHUNK_SAMPLES = 8,
+	CHUNK_MAPPING = 9,
+	CHUNK_USYMS = 10,
 };
 
 const char *chunk_type_name(uint32_t type);

@@ -57,6 +57,13 @@ static void print_families(const struct features *f, enum attach_mode want, enum
 	out_table__str(t, ok ? (btf ? "lock:contention_begin/end through BTF" :
 				"lock:contention_begin/end (classic tracepoints)") : why);
 	out_table__row_end(t);
+	out_table__row_begin(t, 0);
+	out_table__str(t, "sample");
+	out_table__str(t, f->r[FEAT_PERF_EVENT].ok ? "perf_event" : "none");
+	out_table__str(t, f->r[FEAT_PERF_EVENT].ok ?
+		       "cycles where a PMU exists, else cpu-clock, one event per CPU" :
+		       f->r[FEAT_PERF_EVENT].detail);
+	out_table__row_end(t);
 	out_table__free(t);
 }
 

@@ -33,7 +33,10 @@
 #include "kfeatures.h"
 #include "ksyms.h"
 #include "log.h"
+#include "procmaps.h"
 #include "profile.h"
+#include "syms.h"
+#include "uresolve.h"
 
 #define NSEC_PER_SEC	1000000000ULL
 #define KILL_GRACE_NS	(3 * NSEC_PER_SEC)
@@ -48,6 +51,8 @@ struct record_opts {
 	enum attach_mode mode;
 	unsigned long map_entries;
 	unsigned long stack_rate;
+	unsigned int families;
+	unsigned long sample_freq;
 	char **argv;		/* the workload, or NULL */
 };
 
@@ -66,6 +71,9 @@ struct recorder {
 	bool have_ksyms;
 	struct collector *col;
 	struct pwriter *w;
+	struct maps_cache maps;
+	struct syms *syms;
+	struct uresolver ures;
 	int fd;
 	char tmp_path[PATH_MAX];
 	bool renamed;
@@ -76,6 +84,7 @@ struct recorder {
 	uint64_t t0;
 	uint64_t last_t;
 	uint64_t contended;
+	uint64_t samples;
 	int signals;		/* SIGINT/SIGTERM/SIGHUP received */
 	uint64_t kill_deadline;	/* when a signalled workload gets SIGKILL */
 	bool stop;
@@ -99,7 +108,9 @@ static void usage(FILE *f)
 		"  -a, --all-cpus         record the whole system (with a COMMAND: while it runs)\n"
 		"  -p, --pid PID          record process PID and the processes it forks\n"
 		"  -d, --duration SECS    stop after SECS seconds\n"
-		"  -t, --per-thread       aggregate per task too (pid, tid, comm)\n"
+		"  -e, --events LIST      probe families: locks, sample (default locks,sample)\n"
+		"  -F, --freq HZ          samples per second per CPU (default 99)\n"
+		"  -t, --per-thread       aggregate lock waits per task too (pid, tid, comm)\n"
 		"      --attach MODE      auto, tp, tp_btf or tracepoint (default auto)\n"
 		"      --bucket SECS      drain the kernel maps every SECS (default 1)\n"
 		"      --stack-rate N     kernel stacks taken per second per CPU (default 1000;\n"
@@ -120,6 +131,8 @@ static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "per-thread", no_argument, NULL, 't' },
+	{ "events", required_argument, NULL, 'e' },
+	{ "freq", required_argument, NULL, 'F' },
 	{ "attach", required_argument, NULL, OPT_ATTACH },
 	{ "bucket", required_argument, NULL, OPT_BUCKET },
 	{ "stack-rate", required_argument, NULL, OPT_STACK_RATE },
@@ -150,6 +163,22 @@ static int parse_one(struct record_opts *o, int opt, const char *arg)
 		return parse_seconds("--duration", arg, &o->duration);
 	case 't':
 		o->per_task = true;
+		return 0;
+	case 'e': {
+		const char *bad;
+
+		if (!family_parse(arg, &o->families, &bad))
+			return 0;
+		pr_err("--events: unknown probe family '%s' (locks, sample)\n", bad);
+		return -EINVAL;
+	}
+	case 'F':
+		if (parse_ulong("--freq", arg, 100000, &o->sample_freq))
+			return -EINVAL;
+		if (!o->sample_freq) {
+			pr_err("--freq: 0 samples per second samples nothing\n");
+			return -EINVAL;
+		}
 		return 0;
 	case OPT_ATTACH:
 		if (attach_mode_parse(arg, &o->mode) || o->mode == ATTACH_FENTRY || o->mode == ATTACH_KPROBE) {
@@ -187,7 +216,7 @@ static int parse_args(struct record_opts *o, int argc, char **argv)
 	int opt, targets;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+o:ap:d:tM:vqh", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+o:ap:d:te:F:M:vqh", long_opts, NULL)) != -1) {
 		if (opt == 'h')
 			return 1;
 		if (opt == '?' || parse_one(o, opt, optarg))
@@ -391,12 +420,27 @@ static void join_argv(char **argv, char *out, size_t len)
 		used += snprintf(out + used, len - used, "%s%s", used ? " " : "", *argv);
 }
 
+/* "tp_btf", "not recorded", or "not attached: why", for META and messages. */
+static char *family_text(const struct recorder *r, enum family f, char *buf, size_t len)
+{
+	const struct family_status *st = collector__status(r->col, f);
+
+	if (st->attached)
+		snprintf(buf, len, "%s", st->mode);
+	else if (!st->wanted)
+		snprintf(buf, len, "not recorded");
+	else
+		snprintf(buf, len, "not attached: %s", st->why);
+	return buf;
+}
+
 static int write_meta(struct recorder *r)
 {
-	char cpus[16], bucket[32], command[1024], target[64], started[64], rate[24];
+	char cpus[16], bucket[32], command[1024], target[64], started[64], rate[24], freq[24];
+	char lmode[300], smode[300];
 	struct utsname u;
 	time_t t = time(NULL);
-	struct kv kv[13];
+	struct kv kv[16];
 	size_t n = 0;
 
 	uname(&u);
@@ -421,7 +465,10 @@ static int write_meta(struct recorder *r)
 	kv[n++] = (struct kv){ "per_task", r->o.per_task ? "1" : "0" };
 	snprintf(rate, sizeof(rate), "%lu", r->o.stack_rate);
 	kv[n++] = (struct kv){ "stack_rate", rate };
-	kv[n++] = (struct kv){ "probe.contention", (char *)collector__mode(r->col) };
+	snprintf(freq, sizeof(freq), "%lu", r->o.sample_freq);
+	kv[n++] = (struct kv){ "sample_freq", freq };
+	kv[n++] = (struct kv){ "probe.contention", family_text(r, FAMILY_LOCKS, lmode, sizeof(lmode)) };
+	kv[n++] = (struct kv){ "probe.sample", family_text(r, FAMILY_SAMPLE, smode, sizeof(smode)) };
 	return pwriter__meta(r->w, kv, n);
 }
 
@@ -433,31 +480,78 @@ static const char *const lost_names[] = {
 #define NLOST (sizeof(lost_names) / sizeof(lost_names[0]))
 _Static_assert(sizeof(struct cont_lost) == NLOST * sizeof(__u64), "one name per loss counter, in order");
 
+static const char *const sample_lost_names[] = {
+	"sample_kstack_error", "sample_ustack_error", "sample_stack_collision", "sample_map_full",
+};
+
+#define NSLOST (sizeof(sample_lost_names) / sizeof(sample_lost_names[0]))
+_Static_assert(sizeof(struct sample_lost) == NSLOST * sizeof(__u64), "one name per loss counter, in order");
+
 static int write_lost(struct recorder *r)
 {
-	char vals[NLOST][24];
+	char vals[NLOST + NSLOST][24];
 	struct cont_lost lost;
-	struct kv kv[NLOST];
-	__u64 *counters = (__u64 *)&lost;
+	struct sample_lost slost;
+	struct kv kv[NLOST + NSLOST];
+	__u64 *counters = (__u64 *)&lost, *scounters = (__u64 *)&slost;
 	size_t i;
 
 	collector__lost(r->col, &lost);
-	for (i = 0; i < NLOST; i++) {
-		snprintf(vals[i], sizeof(vals[i]), "%llu", (unsigned long long)counters[i]);
-		kv[i] = (struct kv){ (char *)lost_names[i], vals[i] };
+	collector__sample_lost(r->col, &slost);
+	for (i = 0; i < NLOST + NSLOST; i++) {
+		snprintf(vals[i], sizeof(vals[i]), "%llu",
+			 (unsigned long long)(i < NLOST ? counters[i] : scounters[i - NLOST]));
+		kv[i] = (struct kv){ (char *)(i < NLOST ? lost_names[i] : sample_lost_names[i - NLOST]), vals[i] };
 	}
-	return pwriter__lost(r->w, kv, NLOST);
+	return pwriter__lost(r->w, kv, NLOST + NSLOST);
+}
+
+/* Capture the mappings of processes seen in samples for the first time. */
+static int capture_mappings(struct recorder *r, const struct sample_row *rows, size_t n)
+{
+	const char *paths[256];
+	struct mapping m[256];
+	size_t i, j, k;
+	int first, err = 0;
+
+	for (i = 0; i < n && !err; i++) {
+		if (!rows[i].key.tgid || maps_cache__has(&r->maps, rows[i].key.tgid))
+			continue;
+		first = maps_cache__capture(&r->maps, rows[i].key.tgid);
+		if (first < 0)
+			continue;	/* gone already: its PCs stay unmapped */
+		for (j = first; j < r->maps.n && !err; j += k) {
+			for (k = 0; k < 256 && j + k < r->maps.n; k++) {
+				const struct proc_map *pm = &r->maps.maps[j + k];
+
+				m[k] = (struct mapping){ .tgid = pm->tgid, .start = pm->start,
+					.end = pm->end, .pgoff = pm->pgoff, .build_id_len = pm->build_id_len };
+				memcpy(m[k].build_id, pm->build_id, sizeof(m[k].build_id));
+				paths[k] = pm->path;
+			}
+			err = pwriter__mappings(r->w, m, k, paths);
+		}
+	}
+	return err;
 }
 
 /* --- the loop ------------------------------------------------------------ */
 
-static void write_rows(struct recorder *r, struct cont_row *rows, size_t n, uint64_t t)
+static void write_rows(struct recorder *r, const struct snapshot *s, uint64_t t)
 {
+	uint64_t t0 = r->last_t - r->t0, t1 = t - r->t0;
 	size_t i;
 
-	for (i = 0; i < n; i++)
-		r->contended += rows[i].val.count;
-	note_write_error(r, pwriter__bucket(r->w, r->last_t - r->t0, t - r->t0, rows, n));
+	for (i = 0; i < s->ncont; i++)
+		r->contended += s->cont[i].val.count;
+	for (i = 0; i < s->nsamples; i++)
+		r->samples += s->samples[i].count;
+	if (collector__status(r->col, FAMILY_LOCKS)->attached)
+		note_write_error(r, pwriter__bucket(r->w, t0, t1, s->cont, s->ncont));
+	if (!r->write_err)
+		note_write_error(r, capture_mappings(r, s->samples, s->nsamples));
+	if (!r->write_err && collector__status(r->col, FAMILY_SAMPLE)->attached)
+		note_write_error(r, pwriter__samples(r->w, t0, t1, s->samples, s->nsamples));
 	if (!r->write_err)
 		note_write_error(r, write_lost(r));
 	r->last_t = t;
@@ -465,17 +559,16 @@ static void write_rows(struct recorder *r, struct cont_row *rows, size_t n, uint
 
 static void write_bucket(struct recorder *r)
 {
-	struct cont_row *rows;
-	size_t n;
+	struct snapshot s;
 	int err;
 
-	err = collector__drain(r->col, &rows, &n);
+	err = collector__drain(r->col, &s);
 	if (err) {
 		pr_err("reading the kernel maps failed: %s\n", strerror(-err));
 		r->stop = true;
 		return;
 	}
-	write_rows(r, rows, n, now_ns());
+	write_rows(r, &s, now_ns());
 }
 
 static void on_stop_signal(struct recorder *r, const struct signalfd_siginfo *si)
@@ -583,8 +676,10 @@ static int attach_probes(struct recorder *r)
 		.mode = r->o.mode,
 		.stats_entries = r->o.map_entries,
 		.stack_rate = r->o.stack_rate,
+		.families = r->o.families,
+		.sample_freq = r->o.sample_freq,
 	};
-	char why[256] = "";
+	char why[600] = "", mode[300];
 	int err;
 
 	features_probe(&r->feat);
@@ -592,16 +687,22 @@ static int attach_probes(struct recorder *r)
 		pr_warn("no sched_process_fork tracepoint: processes the workload forks are not followed\n");
 	err = collector__open(&r->col, &co, &r->feat, why, sizeof(why));
 	if (err) {
-		pr_err("no probe could be attached: contention: %s\n", why);
+		pr_err("no probe could be attached: %s\n", why);
 		return err;
 	}
+	/* A family that cannot attach is named; the others go on. */
+	if (collector__status(r->col, FAMILY_LOCKS)->wanted && !collector__status(r->col, FAMILY_LOCKS)->attached)
+		pr_warn("locks: %s\n", family_text(r, FAMILY_LOCKS, mode, sizeof(mode)));
+	if (collector__status(r->col, FAMILY_SAMPLE)->wanted && !collector__status(r->col, FAMILY_SAMPLE)->attached)
+		pr_warn("sample: %s\n", family_text(r, FAMILY_SAMPLE, mode, sizeof(mode)));
 	if (r->wl.pid)
 		err = collector__add_target(r->col, r->wl.pid);
 	else if (r->o.pid)
 		err = collector__add_target(r->col, r->o.pid);
 	if (err)
 		pr_err("cannot follow the workload: %s\n", strerror(-err));
-	pr_info("contention probes attached (%s)\n", collector__mode(r->col));
+	pr_info("locks: %s, sample: %s\n", family_text(r, FAMILY_LOCKS, why, 300),
+		family_text(r, FAMILY_SAMPLE, mode, sizeof(mode)));
 	return err;
 }
 
@@ -622,8 +723,13 @@ static int open_writer(struct recorder *r)
 		.fd = r->fd,
 		.ksyms = r->have_ksyms ? &r->ks : NULL,
 		.fetch_stack = collector__fetch_stack,
+		.fetch_sample_kstack = collector__fetch_sample_kstack,
+		.fetch_sample_ustack = collector__fetch_sample_ustack,
 		.fetch_ctx = r->col,
+		.resolve_user = uresolve,
+		.resolve_ctx = &r->ures,
 	};
+	struct syms_opts so = { .lines = true, .inlines = true };
 	uint8_t id[16];
 	struct timespec ts;
 	int err;
@@ -634,6 +740,10 @@ static int open_writer(struct recorder *r)
 		memset(id, 0, sizeof(id));
 	po.recording_id = id;
 	po.nrq_locks = collector__rq_locks(r->col, &po.rq_locks);
+	r->syms = syms__new(&so);
+	r->ures = (struct uresolver){ .syms = r->syms, .maps = &r->maps };
+	if (!r->syms)
+		po.resolve_user = NULL;
 	err = pwriter__new(&r->w, &po);
 	if (!err)
 		err = write_meta(r);
@@ -644,19 +754,21 @@ static int open_writer(struct recorder *r)
 
 static void finish(struct recorder *r)
 {
-	struct cont_row *rows;
-	size_t n = 0;
+	struct snapshot s;
 	uint64_t t;
 	int err;
 	uint32_t flags;
 
 	workload_finish(r);
 	t = now_ns();
-	err = collector__stop(r->col, &rows, &n);
+	err = collector__stop(r->col, &s);
 	if (err)
 		pr_err("reading the kernel maps failed: %s\n", strerror(-err));
 	if (!r->write_err && !err)
-		write_rows(r, rows, n, t);
+		write_rows(r, &s, t);
+	/* Once per unique user PC, while the files are still held open. */
+	if (!r->write_err)
+		note_write_error(r, pwriter__usyms(r->w));
 	flags = r->signals ? END_F_INTERRUPTED : END_F_CLEAN;
 	if (!r->write_err)
 		note_write_error(r, pwriter__end(r->w, t - r->t0, workload_exit_code(r), flags));
@@ -670,8 +782,8 @@ static void say_summary(const struct recorder *r)
 
 	if (fstat(r->fd, &st))
 		st.st_size = 0;
-	pr_notice("recorded %.2f s, %" PRIu64 " contended acquisitions, wrote %s (%.1f KiB)\n",
-		  (r->last_t - r->t0) / 1e9, r->contended, r->o.output, st.st_size / 1024.0);
+	pr_notice("recorded %.2f s, %" PRIu64 " contended acquisitions, %" PRIu64 " samples, wrote %s (%.1f KiB)\n",
+		  (r->last_t - r->t0) / 1e9, r->contended, r->samples, r->o.output, st.st_size / 1024.0);
 }
 
 static int record(struct recorder *r)
@@ -722,7 +834,7 @@ int cmd_record(int argc, char **argv)
 {
 	struct recorder r = {
 		.o = { .output = "lockstat.data", .bucket = 1.0, .mode = ATTACH_AUTO,
-		       .stack_rate = 1000 },
+		       .stack_rate = 1000, .families = FAMILY_ALL, .sample_freq = 99 },
 		.fd = -1, .sigfd = -1, .pidfd = -1,
 	};
 	int err, code;
@@ -737,9 +849,12 @@ int cmd_record(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	ksyms_init(&r.ks);
+	maps_cache__init(&r.maps, 1024);
 	code = record(&r);
 	collector__free(r.col);
 	pwriter__free(r.w);
+	syms__free(r.syms);
+	maps_cache__free(&r.maps);
 	ksyms_free(&r.ks);
 	if (r.fd >= 0)
 		close(r.fd);

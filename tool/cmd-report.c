@@ -19,23 +19,8 @@
 #include "output.h"
 #include "profile.h"
 #include "view_locks.h"
+#include "report.h"
 
-struct report_opts {
-	const char *input;
-	enum out_format format;
-	enum lock_sort sort;
-	unsigned long top_n;	/* 0: all */
-	bool hist;
-	bool stacks;
-	struct lock_filter filter;
-};
-
-struct report {
-	struct report_opts o;
-	struct profile *p;
-	struct lock_view view;
-	double cpu_ns;		/* duration x CPUs: the denominator of %cpu */
-};
 
 static void usage(FILE *f)
 {
@@ -43,7 +28,9 @@ static void usage(FILE *f)
 		"usage: lockstat report [OPTIONS]\n"
 		"\n"
 		"  -i, --input FILE       profile to read (default lockstat.data)\n"
-		"  -k, --sort KEY         wait_total (default), contended, wait_max, wait_avg, wait_min, name\n"
+		"  -V, --view VIEW        locks (default) or hits (the sampled functions)\n"
+		"  -k, --sort KEY         locks: wait_total (default), contended, wait_max, wait_avg,\n"
+		"                         wait_min, name; hits: samples (default), name\n"
 		"  -n, --top N            only the first N locks\n"
 		"      --hist             the log2 wait histogram of each lock\n"
 		"      --stacks           the kernel stacks of each lock\n"
@@ -51,14 +38,22 @@ static void usage(FILE *f)
 		"      --caller GLOB      only waits from matching callers (e.g. 'alloc_fd*')\n"
 		"      --type TYPE        spinlock, rwlock[:R|:W], rwsem[:R|:W], mutex, mutex:spin, ...\n"
 		"      --pid PID          only this process or thread (profiles recorded with -t)\n"
-		"      --comm GLOB        only tasks whose command matches (profiles recorded with -t)\n"
+		"      --comm GLOB        only tasks whose command matches (locks: profiles recorded with -t)\n"
+		"hits view:\n"
+		"      --kernel           only samples whose leaf is in the kernel\n"
+		"      --user             only samples whose leaf is in user space\n"
+		"      --module GLOB      only functions of matching modules or files\n"
+		"      --callers FUNC     who calls FUNC, by samples\n"
+		"      --callees FUNC     whom FUNC calls, by samples\n"
+		"      --lines            one row per source line (file:line) instead of per function\n"
 		"  -f, --format FMT       text (default), json or csv\n"
 		"  -v, --verbose          say more\n"
 		"  -q, --quiet            no warnings\n"
 		"  -h, --help             this help\n");
 }
 
-enum { OPT_HIST = 1000, OPT_STACKS, OPT_LOCK, OPT_CALLER, OPT_TYPE, OPT_PID, OPT_COMM };
+enum { OPT_HIST = 1000, OPT_STACKS, OPT_LOCK, OPT_CALLER, OPT_TYPE, OPT_PID, OPT_COMM,
+       OPT_KERNEL, OPT_USER, OPT_MODULE, OPT_CALLERS, OPT_CALLEES, OPT_LINES };
 
 static const struct option long_opts[] = {
 	{ "input", required_argument, NULL, 'i' },
@@ -71,6 +66,13 @@ static const struct option long_opts[] = {
 	{ "type", required_argument, NULL, OPT_TYPE },
 	{ "pid", required_argument, NULL, OPT_PID },
 	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "view", required_argument, NULL, 'V' },
+	{ "kernel", no_argument, NULL, OPT_KERNEL },
+	{ "user", no_argument, NULL, OPT_USER },
+	{ "module", required_argument, NULL, OPT_MODULE },
+	{ "callers", required_argument, NULL, OPT_CALLERS },
+	{ "callees", required_argument, NULL, OPT_CALLEES },
+	{ "lines", no_argument, NULL, OPT_LINES },
 	{ "format", required_argument, NULL, 'f' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -104,7 +106,20 @@ static int parse_one(struct report_opts *o, int opt, const char *arg)
 	case OPT_STACKS: o->stacks = true; return 0;
 	case OPT_LOCK: o->filter.lock = arg; return 0;
 	case OPT_CALLER: o->filter.caller = arg; return 0;
-	case OPT_COMM: o->filter.comm = arg; return 0;
+	case OPT_COMM: o->filter.comm = o->hits.comm = arg; return 0;
+	case OPT_KERNEL: o->hits.kernel_only = true; return 0;
+	case OPT_USER: o->hits.user_only = true; return 0;
+	case OPT_MODULE: o->hits.module = arg; return 0;
+	case OPT_CALLERS: o->graph_func = arg; o->graph_callers = true; return 0;
+	case OPT_CALLEES: o->graph_func = arg; o->graph_callers = false; return 0;
+	case OPT_LINES: o->lines = true; return 0;
+	case 'V':
+		if (!strcmp(arg, "locks") || !strcmp(arg, "hits")) {
+			o->view = strcmp(arg, "locks") ? VIEW_HITS : VIEW_LOCKS;
+			return 0;
+		}
+		pr_err("--view: '%s' is not locks or hits\n", arg);
+		return -EINVAL;
 	case 'v': log_verbosity++; return 0;
 	case 'q': log_verbosity = -1; return 0;
 	case OPT_TYPE:
@@ -115,13 +130,11 @@ static int parse_one(struct report_opts *o, int opt, const char *arg)
 	case OPT_PID:
 		if (parse_ulong("--pid", arg, INT_MAX, &v))
 			return -EINVAL;
-		o->filter.pid = v;
+		o->filter.pid = o->hits.pid = v;
 		return 0;
 	case 'k':
-		if (!lock_sort_parse(arg, &o->sort))
-			return 0;
-		pr_err("--sort: unknown key '%s' (wait_total, contended, wait_max, wait_avg, wait_min, name)\n", arg);
-		return -EINVAL;
+		o->sort_key = arg;	/* checked once the view is known */
+		return 0;
 	case 'f':
 		if (!out_format_parse(arg, &o->format))
 			return 0;
@@ -132,12 +145,46 @@ static int parse_one(struct report_opts *o, int opt, const char *arg)
 	}
 }
 
+/* Options of one view given to the other are errors, not silently ignored. */
+static int check_view_options(struct report_opts *o)
+{
+	bool hits_opt = o->hits.kernel_only || o->hits.user_only || o->hits.module || o->graph_func || o->lines;
+	bool locks_opt = o->hist || o->stacks || o->filter.lock || o->filter.caller || o->filter.type;
+
+	if (o->view == VIEW_LOCKS && hits_opt) {
+		pr_err("--kernel, --user, --module, --callers, --callees and --lines need --view hits\n");
+		return -EINVAL;
+	}
+	if (o->view == VIEW_HITS && locks_opt) {
+		pr_err("--hist, --stacks, --lock, --caller and --type belong to the locks view\n");
+		return -EINVAL;
+	}
+	if (o->hits.kernel_only && o->hits.user_only) {
+		pr_err("--kernel and --user exclude each other\n");
+		return -EINVAL;
+	}
+	if (!o->sort_key)
+		return 0;
+	if (o->view == VIEW_HITS) {
+		if (!strcmp(o->sort_key, "samples") || !strcmp(o->sort_key, "name")) {
+			o->hits_sort = strcmp(o->sort_key, "name") ? HITS_SORT_SAMPLES : HITS_SORT_NAME;
+			return 0;
+		}
+		pr_err("--sort: unknown key '%s' for hits (samples, name)\n", o->sort_key);
+		return -EINVAL;
+	}
+	if (!lock_sort_parse(o->sort_key, &o->sort))
+		return 0;
+	pr_err("--sort: unknown key '%s' (wait_total, contended, wait_max, wait_avg, wait_min, name)\n", o->sort_key);
+	return -EINVAL;
+}
+
 static int parse_args(struct report_opts *o, int argc, char **argv)
 {
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "i:k:n:f:vqh", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "i:k:n:f:V:vqh", long_opts, NULL)) != -1) {
 		if (opt == 'h')
 			return 1;
 		if (opt == '?' || parse_one(o, opt, optarg))
@@ -147,7 +194,7 @@ static int parse_args(struct report_opts *o, int argc, char **argv)
 		pr_err("unexpected argument '%s' (the profile is given with -i)\n", argv[optind]);
 		return -EINVAL;
 	}
-	return 0;
+	return check_view_options(o);
 }
 
 /* --- loading ------------------------------------------------------------- */
@@ -176,12 +223,14 @@ static int load(struct report *r)
 	}
 	warn_if_partial(r);
 	per_task = profile__meta(r->p, "per_task");
+	cpus = profile__meta(r->p, "cpus");
+	r->cpu_ns = (double)profile__duration_ns(r->p) * (cpus ? atoi(cpus) : 1);
+	if (r->o.view == VIEW_HITS)
+		return 0;
 	if ((r->o.filter.pid >= 0 || r->o.filter.comm) && (!per_task || strcmp(per_task, "1"))) {
 		pr_err("--pid and --comm need a profile recorded with -t (per task)\n");
 		return -EINVAL;
 	}
-	cpus = profile__meta(r->p, "cpus");
-	r->cpu_ns = (double)profile__duration_ns(r->p) * (cpus ? atoi(cpus) : 1);
 	err = lock_view__build(&r->view, r->p, &r->o.filter);
 	if (err) {
 		pr_err("building the lock table: %s\n", strerror(-err));
@@ -203,7 +252,7 @@ static double pct_cpu(const struct report *r, const struct lock_row_val *v)
 	return r->cpu_ns > 0 ? 100.0 * v->total_ns / r->cpu_ns : 0;
 }
 
-static const char *meta_or(const struct profile *p, const char *key, const char *dflt)
+const char *meta_or(const struct profile *p, const char *key, const char *dflt)
 {
 	const char *v = profile__meta(p, key);
 
@@ -275,7 +324,7 @@ static void put_csv_row(struct out_table *t, const struct report *r, const char 
 	out_table__row_end(t);
 }
 
-static void print_header(const struct report *r)
+void print_header(const struct report *r)
 {
 	const struct profile *p = r->p;
 	char dur[32];
@@ -287,7 +336,8 @@ static void print_header(const struct report *r)
 	printf("# kernel %s %s, %s CPUs, %s, target %s%s%s\n", meta_or(p, "kernel", "?"),
 	       meta_or(p, "arch", ""), meta_or(p, "cpus", "?"), dur, meta_or(p, "target", "?"),
 	       *meta_or(p, "command", "") ? ": " : "", meta_or(p, "command", ""));
-	printf("# probes: contention=%s\n", meta_or(p, "probe.contention", "not attached"));
+	printf("# probes: contention=%s sample=%s\n", meta_or(p, "probe.contention", "not attached"),
+	       meta_or(p, "probe.sample", "not recorded"));
 	printf("# lost:");
 	for (i = 0; i < p->nlost; i++) {
 		if (strcmp(p->lost[i].value, "0")) {
@@ -400,7 +450,7 @@ static void json_stats(struct json_writer *jw, const struct report *r, const str
 	jw_double_field(jw, "wait_pct_cpu", pct_cpu(r, v));
 }
 
-static void json_meta(struct json_writer *jw, const struct report *r)
+void json_meta(struct json_writer *jw, const struct report *r)
 {
 	const struct profile *p = r->p;
 
@@ -422,11 +472,12 @@ static void json_meta(struct json_writer *jw, const struct report *r)
 	jw_name(jw, "probes");
 	jw_start_object(jw);
 	jw_string_field(jw, "contention", meta_or(p, "probe.contention", "not attached"));
+	jw_string_field(jw, "sample", meta_or(p, "probe.sample", "not recorded"));
 	jw_end_object(jw);
 	jw_end_object(jw);
 }
 
-static void json_lost(struct json_writer *jw, const struct profile *p)
+void json_lost(struct json_writer *jw, const struct profile *p)
 {
 	size_t i;
 
@@ -534,7 +585,8 @@ static void print_json(const struct report *r)
 int cmd_report(int argc, char **argv)
 {
 	struct report r = {
-		.o = { .input = "lockstat.data", .format = OUT_TEXT, .filter = { .pid = -1 } },
+		.o = { .input = "lockstat.data", .format = OUT_TEXT, .filter = { .pid = -1 },
+		       .hits = { .pid = -1 } },
 	};
 	int err;
 
@@ -545,7 +597,9 @@ int cmd_report(int argc, char **argv)
 	}
 	log_set_json_errors(r.o.format == OUT_JSON);
 	err = load(&r);
-	if (!err) {
+	if (!err && r.o.view == VIEW_HITS) {
+		err = print_hits(&r);
+	} else if (!err) {
 		if (r.o.format == OUT_JSON)
 			print_json(&r);
 		else if (r.o.format == OUT_CSV)

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef __LOCKSTAT_COLLECTOR_INT_H
+#define __LOCKSTAT_COLLECTOR_INT_H
+
+/* Shared by lib/collector.c and the per-family lib/collect_*.c files. */
+#include "collector.h"
+#include "htab.h"
+
+struct contention_bpf;
+struct sample_bpf;
+struct targets_bpf;
+struct bpf_map;
+struct bpf_link;
+
+struct collector {
+	struct collector_opts o;
+	int ncpus;
+	struct family_status status[2];	/* by family bit index */
+	struct targets_bpf *targets;
+	/* locks */
+	struct contention_bpf *cont;
+	bool cont_btf;
+	struct cont_val *percpu;	/* lookup buffer: one value per possible CPU */
+	struct htab cont_totals;	/* cont_key -> cont_val, as of the last drain */
+	struct cont_row *cont_rows;
+	size_t cont_cap;
+	uint64_t *rq_locks;
+	size_t nrq_locks;
+	/* sample */
+	struct sample_bpf *sample;
+	struct bpf_link **sample_links;
+	int nsample_links;
+	struct htab sample_totals;	/* sample_key -> uint64 count */
+	struct sample_row *sample_rows;
+	size_t sample_cap;
+};
+
+struct family_status *status_of(struct collector *c, enum family f);
+/* Point a family's copy of the target maps at the targets object's. */
+int reuse_target_maps(struct collector *c, struct bpf_map *targets, struct bpf_map *gen);
+void *grow_rows(void *rows, size_t *cap, size_t n, size_t size);
+uint64_t monotonic_ns(void);
+/* Children of the workload that could not be followed. */
+uint64_t collector__targets_full(const struct collector *c);
+/* Copy one stack out of a BPF stack map: the number of frames or -errno. */
+int fetch_stack_map(struct bpf_map *m, int32_t id, uint64_t *frames, int max, int depth);
+
+int locks_open(struct collector *c, const struct features *f);
+void locks_free(struct collector *c);
+int locks_drain(struct collector *c, struct snapshot *s);
+int locks_stop(struct collector *c, struct snapshot *s);
+
+int sample_open(struct collector *c, const struct features *f);
+void sample_free(struct collector *c);
+int sample_drain(struct collector *c, struct snapshot *s);
+void sample_detach(struct collector *c);
+
+#endif

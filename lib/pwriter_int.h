@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef __LOCKSTAT_PWRITER_INT_H
+#define __LOCKSTAT_PWRITER_INT_H
+
+/* Shared by lib/pwriter.c (locks) and lib/pwriter_samples.c (sampler). */
+#include "buf.h"
+#include "profile.h"
+
+struct pw_ustack {		/* a user stack as written, kept to symbolize it */
+	uint32_t n;
+	uint64_t frames[LS_SAMPLE_USTACK_DEPTH];
+};
+
+struct pw_upc {			/* a user PC to symbolize at the end */
+	uint32_t tgid;
+	uint32_t __pad;
+	uint64_t addr;
+};
+
+struct pwriter {
+	struct pwriter_opts o;
+	struct htab str_ids;	/* hash of string -> id + 1 */
+	char **strs;		/* by id, to confirm hash hits */
+	uint32_t nstrs;
+	uint32_t strs_written;	/* ids below this are on disk */
+	struct htab stacks_seen;	/* int32 file stack id */
+	struct htab ksyms_seen;	/* uint64 symbol address */
+	struct htab lock_names;	/* uint64 lock address -> name id + 1 */
+	struct htab ustacks;	/* int32 file stack id -> struct pw_ustack */
+	struct htab upcs;	/* struct pw_upc -> uint8: seen as a leaf (the sampled PC) */
+	struct buf ksyms_chunk;
+	uint32_t nksyms_pending;
+	struct buf stacks_chunk;
+	uint32_t nstacks_pending;
+};
+
+uint32_t pw_intern(struct pwriter *w, const char *s);
+void pw_note_stack(struct pwriter *w, int32_t id, const uint64_t *frames, int n, bool kernel);
+int pw_flush_then(struct pwriter *w, uint32_t type, const struct buf *b);
+
+#endif

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef __LOCKSTAT_SYMS_H
+#define __LOCKSTAT_SYMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * User-space symbolizer: ELF file + address -> function, file:line and the
+ * inline chain, from sorted indexes built once per file (symbols when the
+ * file is opened, DWARF lines and inlines on the first lookup needing them).
+ * Link with -lelf -ldw -lz -lstdc++. Not thread safe.
+ */
+
+#define SYMS_MAX_INLINE		16
+#define SYMS_BUILD_ID_MAX	64
+
+enum syms_why {			/* why a lookup came back without a function name */
+	SYMS_OK = 0,
+	SYMS_NO_FILE,		/* the ELF file cannot be opened (deleted, no permission) */
+	SYMS_BUILD_ID_MISMATCH,	/* the file's build id differs from the one recorded */
+	SYMS_NOT_ELF,
+	SYMS_NO_SYMTAB,		/* no .symtab/.dynsym with function symbols (stripped, no debug file found) */
+	SYMS_NO_SYMBOL,		/* tables exist but no function covers the address */
+};
+
+const char *syms_why_str(enum syms_why why);
+
+struct syms_opts {
+	bool lines;		/* resolve file:line (DWARF .debug_line) */
+	bool inlines;		/* resolve inline chains (DW_TAG_inlined_subroutine) */
+	const char *debug_root;	/* where to look for separate debug files; NULL = "/usr/lib/debug" */
+};
+
+struct syms_frame {
+	const char *function;	/* demangled, owned by the syms object; NULL if unknown */
+	const char *file;	/* source file as in DWARF (usually absolute), NULL if unknown */
+	uint32_t line;		/* 0 if unknown */
+};
+
+struct syms_result {
+	enum syms_why why;
+	uint64_t func_addr;	/* ELF virtual address of the (outermost) function's start; 0 if unknown */
+	uint64_t func_size;
+	/*
+	 * >= 1 when why == SYMS_OK: frames[0] is the innermost (deepest
+	 * inlined) frame, frames[nframes-1] the real (non-inlined) function.
+	 * Deeper chains keep the innermost SYMS_MAX_INLINE - 1 frames and the
+	 * real function.
+	 */
+	uint32_t nframes;
+	struct syms_frame frames[SYMS_MAX_INLINE];
+};
+
+struct syms;
+
+/* opts may be NULL: lines and inlines on, debug_root /usr/lib/debug. */
+struct syms *syms__new(const struct syms_opts *opts);
+void syms__free(struct syms *s);
+
+/*
+ * Read the NT_GNU_BUILD_ID note of an ELF file; 0 or -errno (-ENOENT: file
+ * has no build id, -ENOEXEC: not ELF, -ENOSPC: buffer too small).
+ * *len: in: buffer size (>= 20), out: id length.
+ */
+int syms_build_id(const char *path, uint8_t *id, size_t *len);
+
+/*
+ * Resolve an address of a mapping of `path`, given as a FILE OFFSET (what
+ * /proc/PID/maps gives: pc - start + pgoff).
+ *
+ * build_id/bid_len (may be NULL/0) is the id recorded while the process
+ * lived (trailing zero bytes are padding, as in BPF stack build ids): when
+ * the file now at `path` has another id, or is gone, the debug dirs are
+ * tried by build id (DEBUG_ROOT/.build-id/xx/rest.debug) before giving up
+ * with SYMS_BUILD_ID_MISMATCH (SYMS_NO_FILE when gone). The file offset is
+ * converted to a virtual address through the PT_LOAD segment that contains
+ * it; a debug file standing in for a missing file has lost the segments'
+ * file offsets, so there they are assumed to be p_vaddr - first p_vaddr
+ * (GNU ld layout, right for the text segment).
+ *
+ * Each file is opened and indexed once (cache keyed by path + build id, so
+ * failures are cached too); the result's strings stay valid until
+ * syms__free(). 0 with r->why set, or -errno (-ENOMEM, -EINVAL).
+ */
+int syms__resolve(struct syms *s, const char *path, const uint8_t *build_id, size_t bid_len,
+		  uint64_t file_offset, struct syms_result *r);
+/* Same, with an ELF virtual address (for tests and for ET_EXEC/ET_DYN addresses already translated). */
+int syms__resolve_vaddr(struct syms *s, const char *path, const uint8_t *build_id, size_t bid_len,
+			uint64_t vaddr, struct syms_result *r);
+/*
+ * /tmp/perf-PID.map for JITs: "START SIZE name" lines (hex). 0 with r->why
+ * set, or -errno if no map. The map is read once per pid and read again
+ * when an address misses and the file has grown.
+ */
+int syms__resolve_perf_map(struct syms *s, int pid, uint64_t addr, struct syms_result *r);
+
+#ifdef __LOCKSTAT_SYMS_PRIVATE
+/*
+ * Internals shared by lib/syms*.c only (the files allowed to include
+ * libelf.h and elfutils/libdw.h, hence the bare struct declarations).
+ */
+struct Elf;
+struct Dwarf;
+
+struct syms_seg {		/* PT_LOAD: file offsets [off, off + size) at vaddr */
+	uint64_t off;
+	uint64_t vaddr;
+	uint64_t size;
+};
+
+struct syms_sym {		/* a function symbol covering [addr, end) */
+	uint64_t addr;
+	uint64_t end;
+	const char *name;	/* raw (mangled), in the mapped string table */
+};
+
+struct syms_line {		/* a line-table row; rows are sorted by addr */
+	uint64_t addr;
+	uint32_t file;		/* index into syms_file.files; SYMS_LINE_GAP: no code */
+	uint32_t line;
+};
+#define SYMS_LINE_GAP	UINT32_MAX
+
+struct syms_inl {		/* a DW_TAG_subprogram or DW_TAG_inlined_subroutine */
+	const char *name;	/* raw linkage name or name; NULL if none */
+	const char *call_file;	/* call site in the parent (inlines only) */
+	uint32_t call_line;
+	int32_t parent;		/* enclosing inline or subprogram; -1 for subprograms */
+	bool inlined;		/* DW_TAG_inlined_subroutine */
+};
+
+struct syms_span {		/* [lo, hi) belongs to inls[inl] and no deeper entry */
+	uint64_t lo;
+	uint64_t hi;
+	uint32_t inl;
+};
+
+struct syms_file {
+	struct syms_file *next;	/* hash chain */
+	char *path;
+	uint8_t bid[SYMS_BUILD_ID_MAX];	/* recorded id (key), zero padding trimmed */
+	size_t bid_len;
+	enum syms_why why;	/* SYMS_OK when usable */
+	/*
+	 * Main file (segments), separate debug file (may be NULL; stands in
+	 * for a missing main file when found by build id) and dwz alt file.
+	 * All mapped, their descriptors closed.
+	 */
+	struct Elf *elf, *delf, *aelf;
+	struct Dwarf *dwarf, *adwarf;
+	struct syms_seg *segs;
+	size_t nsegs;
+	struct syms_sym *syms;
+	size_t nsyms;
+	bool lines_done, inls_done;
+	struct syms_line *lines;
+	size_t nlines;
+	/*
+	 * Source file names, joined to DW_AT_comp_dir when relative (what
+	 * eu-addr2line and addr2line print) and interned: files_slots is an
+	 * open-addressing set of index + 1.
+	 */
+	char **files;
+	size_t nfiles, files_cap;
+	uint32_t *files_slots;
+	size_t files_nslots;
+	struct syms_inl *inls;
+	size_t ninls;
+	struct syms_span *spans;
+	size_t nspans;
+};
+
+/* syms.c */
+int syms_grow(void **arr, size_t *cap, size_t need, size_t elem);
+const char *syms_debug_root(const struct syms *s);
+const char *syms_demangle(struct syms *s, const char *raw);
+/* syms_elf.c */
+int syms_file_open(struct syms *s, struct syms_file *f);
+void syms_file_close(struct syms_file *f);
+int syms_file_vaddr(const struct syms_file *f, uint64_t off, uint64_t *vaddr);
+const struct syms_sym *syms_file_sym(const struct syms_file *f, uint64_t addr);
+/* syms_dwarf.c */
+int syms_dwarf_lines(struct syms_file *f);
+int syms_dwarf_inlines(struct syms_file *f);
+const struct syms_line *syms_dwarf_line(const struct syms_file *f, uint64_t addr);
+/* Deepest subprogram/inline covering addr, or -1. */
+int32_t syms_dwarf_inl(const struct syms_file *f, uint64_t addr);
+void syms_dwarf_free(struct syms_file *f);
+#endif
+
+#endif

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef __LOCKSTAT_REPORT_H
+#define __LOCKSTAT_REPORT_H
+
+/* Shared by the views of lockstat report (cmd-report.c, report-hits.c). */
+#include "json.h"
+#include "output.h"
+#include "profile.h"
+#include "view_hits.h"
+#include "view_locks.h"
+
+enum report_view { VIEW_LOCKS, VIEW_HITS };
+
+struct report_opts {
+	const char *input;
+	enum out_format format;
+	enum report_view view;
+	const char *sort_key;
+	enum lock_sort sort;
+	enum hits_sort hits_sort;
+	unsigned long top_n;	/* 0: all */
+	bool hist;
+	bool stacks;
+	bool lines;
+	struct lock_filter filter;
+	struct hits_filter hits;
+	const char *graph_func;	/* --callers / --callees */
+	bool graph_callers;
+};
+
+struct report {
+	struct report_opts o;
+	struct profile *p;
+	struct lock_view view;
+	double cpu_ns;		/* duration x CPUs: the denominator of %cpu */
+};
+
+const char *meta_or(const struct profile *p, const char *key, const char *dflt);
+void print_header(const struct report *r);
+void json_meta(struct json_writer *jw, const struct report *r);
+void json_lost(struct json_writer *jw, const struct profile *p);
+int print_hits(const struct report *r);
+
+#endif
