@@ -44,7 +44,35 @@ struct {
 	__uint(max_entries, 16384);
 } sample_comms SEC(".maps");
 
+/*
+ * The first sample of a process is announced at once, so that user space
+ * reads its mappings while it lives, even when it exits before the next
+ * drain.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(max_entries, 16384);
+} seen_tgids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 * 1024);
+} new_tgids SEC(".maps");
+
 struct sample_lost lost;
+
+static void announce(__u32 tgid)
+{
+	__u32 one = 1;
+
+	if (!tgid || bpf_map_lookup_elem(&seen_tgids, &tgid))
+		return;
+	if (bpf_map_update_elem(&seen_tgids, &tgid, &one, BPF_NOEXIST))
+		return;	/* another CPU won the race, or the map is full */
+	bpf_ringbuf_output(&new_tgids, &tgid, sizeof(tgid), 0);
+}
 
 static __s32 stack_of(void *ctx, void *map, __u64 flags, __u64 *error)
 {
@@ -84,6 +112,7 @@ int on_sample(void *ctx)
 	key.kstack = stack_of(ctx, &kstacks, 0, &lost.kstack_error);
 	key.ustack = stack_of(ctx, &ustacks, BPF_F_USER_STACK, &lost.ustack_error);
 	remember_comm(key.tid);
+	announce(key.tgid);
 	count = bpf_map_lookup_elem(&counts, &key);
 	if (count) {
 		__sync_fetch_and_add(count, 1);

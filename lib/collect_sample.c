@@ -121,6 +121,7 @@ void sample_detach(struct collector *c)
 
 void sample_free(struct collector *c)
 {
+	ring_buffer__free(c->events);
 	sample_detach(c);
 	free(c->sample_links);
 	sample_bpf__destroy(c->sample);
@@ -201,4 +202,35 @@ void collector__sample_lost(const struct collector *c, struct sample_lost *lost)
 	memset(lost, 0, sizeof(*lost));
 	if (c->sample)
 		*lost = c->sample->bss->lost;
+}
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	struct collector *c = ctx;
+
+	if (size >= sizeof(__u32))
+		c->on_new_process(c->on_new_process_ctx, *(__u32 *)data);
+	return 0;
+}
+
+int collector__watch_processes(struct collector *c, new_process_fn fn, void *ctx)
+{
+	if (!c->sample || !c->status[1].attached)
+		return 0;
+	c->on_new_process = fn;
+	c->on_new_process_ctx = ctx;
+	c->events = ring_buffer__new(bpf_map__fd(c->sample->maps.new_tgids), on_event, c, NULL);
+	return c->events ? 0 : -errno;
+}
+
+int collector__event_fd(const struct collector *c)
+{
+	return c->events ? ring_buffer__epoll_fd(c->events) : -1;
+}
+
+int collector__consume(struct collector *c)
+{
+	int n = c->events ? ring_buffer__consume(c->events) : 0;
+
+	return n < 0 ? n : 0;
 }

@@ -70,6 +70,15 @@ int collector__fetch_sample_kstack(void *ctx, int32_t id, uint64_t *frames, int 
 int collector__fetch_sample_ustack(void *ctx, int32_t id, uint64_t *frames, int max);
 void collector__lost(const struct collector *c, struct cont_lost *lost);
 void collector__sample_lost(const struct collector *c, struct sample_lost *lost);
+/*
+ * New processes seen by the sampler, announced as they appear: fn is
+ * called from collector__consume() for each; event_fd is the descriptor to
+ * poll for them (-1 without the sampler).
+ */
+typedef void (*new_process_fn)(void *ctx, uint32_t tgid);
+int collector__watch_processes(struct collector *c, new_process_fn fn, void *ctx);
+int collector__event_fd(const struct collector *c);
+int collector__consume(struct collector *c);
 /* Every CPU's rq->__lock address, when the kernel lets us find them. */
 size_t collector__rq_locks(const struct collector *c, const uint64_t **addrs);
 

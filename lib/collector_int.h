@@ -11,6 +11,7 @@ struct sample_bpf;
 struct targets_bpf;
 struct bpf_map;
 struct bpf_link;
+struct ring_buffer;
 
 struct collector {
 	struct collector_opts o;
@@ -33,6 +34,9 @@ struct collector {
 	struct htab sample_totals;	/* sample_key -> uint64 count */
 	struct sample_row *sample_rows;
 	size_t sample_cap;
+	struct ring_buffer *events;
+	new_process_fn on_new_process;
+	void *on_new_process_ctx;
 };
 
 struct family_status *status_of(struct collector *c, enum family f);

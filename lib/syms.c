@@ -231,7 +231,7 @@ static size_t file_hash(const char *path, const uint8_t *id, size_t len)
 
 static bool file_is(const struct syms_file *f, const char *path, const uint8_t *id, size_t len)
 {
-	return f->bid_len == len && !memcmp(f->bid, id, len) && !strcmp(f->path, path);
+	return f->bid_len == len && (!len || !memcmp(f->bid, id, len)) && !strcmp(f->path, path);
 }
 
 static struct syms_file *file_new(struct syms *s, const char *path, const uint8_t *id, size_t len)

@@ -22,6 +22,9 @@ check() {
 json_ok() { "$ls" report -i "$1" -f json --hist --stacks | jq -e '.locks | length > 0' >/dev/null; }
 csv_ok() { "$ls" report -i "$1" -f csv | awk -F, 'NR == 1 { n = NF } NF != n { exit 1 } END { exit NR < 2 }'; }
 text_ok() { "$ls" report -i "$1" --hist --stacks | grep -q 'TOTAL$'; }
+hits_ok() { "$ls" report -i "$dir/data/hotspots.data" --view hits -f json | jq -e '[.functions[].symbol] | index("hot_three") != null' >/dev/null; }
+lines_ok() { "$ls" report -i "$dir/data/hotspots.data" --view hits --lines | grep -q 'hotspots.c:[0-9]'; }
+graph_ok() { "$ls" report -i "$dir/data/fdstorm.data" --view hits --callers alloc_fd -f csv | grep -q 'dup'; }
 named_ok() { "$ls" report -i "$dir/data/fdstorm.data" --comm 'fdstorm*' -f json | jq -e '[.locks[].name] | index("files_struct.file_lock") != null' >/dev/null; }
 
 cuts_ok() {
@@ -56,5 +59,8 @@ for f in "$dir"/data/*.data; do
 	check "$name: every cut is read or refused, no sanitizer report" cuts_ok "$f"
 done
 check "fdstorm.data: per-task filter finds files_struct.file_lock" named_ok
+check "hotspots.data: the hit list names hot_three after the recording" hits_ok
+check "hotspots.data: --lines gives file:line" lines_ok
+check "fdstorm.data: --callers alloc_fd names the dup path" graph_ok
 echo "fixtures: $pass passed, $fail failed"
 [ "$fail" = 0 ]

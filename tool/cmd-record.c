@@ -507,32 +507,50 @@ static int write_lost(struct recorder *r)
 }
 
 /* Capture the mappings of processes seen in samples for the first time. */
-static int capture_mappings(struct recorder *r, const struct sample_row *rows, size_t n)
+/* Read a process's mappings once, and write them to the profile. */
+static int capture_process(struct recorder *r, uint32_t tgid)
 {
 	const char *paths[256];
 	struct mapping m[256];
-	size_t i, j, k;
+	size_t j, k;
 	int first, err = 0;
 
-	for (i = 0; i < n && !err; i++) {
-		if (!rows[i].key.tgid || maps_cache__has(&r->maps, rows[i].key.tgid))
-			continue;
-		first = maps_cache__capture(&r->maps, rows[i].key.tgid);
-		if (first < 0)
-			continue;	/* gone already: its PCs stay unmapped */
-		for (j = first; j < r->maps.n && !err; j += k) {
-			for (k = 0; k < 256 && j + k < r->maps.n; k++) {
-				const struct proc_map *pm = &r->maps.maps[j + k];
+	if (!tgid || maps_cache__has(&r->maps, tgid))
+		return 0;
+	first = maps_cache__capture(&r->maps, tgid);
+	if (first < 0)
+		return 0;	/* gone already: its PCs stay unmapped */
+	for (j = first; j < r->maps.n && !err; j += k) {
+		for (k = 0; k < 256 && j + k < r->maps.n; k++) {
+			const struct proc_map *pm = &r->maps.maps[j + k];
 
-				m[k] = (struct mapping){ .tgid = pm->tgid, .start = pm->start,
-					.end = pm->end, .pgoff = pm->pgoff, .build_id_len = pm->build_id_len };
-				memcpy(m[k].build_id, pm->build_id, sizeof(m[k].build_id));
-				paths[k] = pm->path;
-			}
-			err = pwriter__mappings(r->w, m, k, paths);
+			m[k] = (struct mapping){ .tgid = pm->tgid, .start = pm->start,
+				.end = pm->end, .pgoff = pm->pgoff, .build_id_len = pm->build_id_len };
+			memcpy(m[k].build_id, pm->build_id, sizeof(m[k].build_id));
+			paths[k] = pm->path;
 		}
+		err = pwriter__mappings(r->w, m, k, paths);
 	}
 	return err;
+}
+
+static int capture_mappings(struct recorder *r, const struct sample_row *rows, size_t n)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < n && !err; i++)
+		err = capture_process(r, rows[i].key.tgid);
+	return err;
+}
+
+/* Called as the sampler announces a process, usually within milliseconds. */
+static void on_new_process(void *ctx, uint32_t tgid)
+{
+	struct recorder *r = ctx;
+
+	if (!r->write_err)
+		note_write_error(r, capture_process(r, tgid));
 }
 
 /* --- the loop ------------------------------------------------------------ */
@@ -613,11 +631,15 @@ static void run_loop(struct recorder *r)
 {
 	uint64_t step = r->o.bucket * NSEC_PER_SEC, next = r->t0 + step;
 	uint64_t deadline = r->o.duration ? r->t0 + (uint64_t)(r->o.duration * NSEC_PER_SEC) : 0;
-	struct pollfd pfd[2] = { { r->sigfd, POLLIN, 0 }, { r->pidfd, POLLIN, 0 } };
+	/* poll(2) skips the descriptors that are -1. */
+	struct pollfd pfd[3] = { { r->sigfd, POLLIN, 0 }, { r->pidfd, POLLIN, 0 },
+				 { collector__event_fd(r->col), POLLIN, 0 } };
 
 	while (!r->stop) {
-		int n = poll(pfd, r->pidfd >= 0 ? 2 : 1, poll_timeout_ms(r, next, deadline));
+		int n = poll(pfd, 3, poll_timeout_ms(r, next, deadline));
 
+		if (n > 0 && (pfd[2].revents & POLLIN))
+			collector__consume(r->col);
 		if (n > 0 && (pfd[0].revents & POLLIN))
 			handle_signals(r);
 		if (n > 0 && r->pidfd >= 0 && (pfd[1].revents & POLLIN)) {
@@ -805,6 +827,8 @@ static int record(struct recorder *r)
 	load_symbols(r);	/* after attaching: our own programs are named too */
 	if (open_writer(r))
 		goto err_kill;
+	if (collector__watch_processes(r->col, on_new_process, r))
+		pr_warn("cannot watch for new processes: short-lived ones may lose their user symbols\n");
 	r->t0 = r->last_t = now_ns();
 	if (r->wl.pid && (code = workload_start(r))) {
 		discard_output(r);	/* a profile that was there stays there */
