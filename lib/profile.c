@@ -208,7 +208,9 @@ static int read_row(struct profile *p, struct cursor *c)
 	return 0;
 }
 
-static int read_lockstat(struct profile *p, struct cursor *c)
+/* A bucket of rows (LOCKSTAT, SAMPLES): its time span, then the rows. */
+static int read_bucket(struct profile *p, struct cursor *c,
+		       int (*read_one)(struct profile *, struct cursor *), uint64_t *nbuckets)
 {
 	uint64_t t0 = cursor_varint(c), t1 = cursor_varint(c);
 	uint64_t n = cursor_varint(c), i;
@@ -217,10 +219,10 @@ static int read_lockstat(struct profile *p, struct cursor *c)
 	if (c->err || t1 < t0)
 		return -EBADMSG;
 	for (i = 0; i < n && !err; i++)
-		err = read_row(p, c);
+		err = read_one(p, c);
 	if (err)
 		return err;
-	p->nbuckets++;
+	(*nbuckets)++;
 	if (t1 > p->last_bucket_end_ns)
 		p->last_bucket_end_ns = t1;
 	return c->err ? -EBADMSG : 0;
@@ -248,23 +250,6 @@ static int read_sample_row(struct profile *p, struct cursor *c)
 	return 0;
 }
 
-static int read_samples(struct profile *p, struct cursor *c)
-{
-	uint64_t t0 = cursor_varint(c), t1 = cursor_varint(c);
-	uint64_t n = cursor_varint(c), i;
-	int err = 0;
-
-	if (c->err || t1 < t0)
-		return -EBADMSG;
-	for (i = 0; i < n && !err; i++)
-		err = read_sample_row(p, c);
-	if (err)
-		return err;
-	p->nsample_buckets++;
-	if (t1 > p->last_bucket_end_ns)
-		p->last_bucket_end_ns = t1;
-	return c->err ? -EBADMSG : 0;
-}
 
 static int read_one_mapping(struct profile *p, struct cursor *c, struct mapping *m)
 {
@@ -382,11 +367,11 @@ static int read_chunk(struct profile *p, const struct store_chunk *ch)
 	case CHUNK_STACKS:
 		return read_stacks(p, &c);
 	case CHUNK_LOCKSTAT:
-		return read_lockstat(p, &c);
+		return read_bucket(p, &c, read_row, &p->nbuckets);
 	case CHUNK_END:
 		return read_end(p, &c);
 	case CHUNK_SAMPLES:
-		return read_samples(p, &c);
+		return read_bucket(p, &c, read_sample_row, &p->nsample_buckets);
 	case CHUNK_MAPPING:
 		return read_mappings(p, &c);
 	case CHUNK_USYMS:
