@@ -459,7 +459,7 @@ static int pmap_read(struct pmap *m, const char *path)
 		err = pmap_line(m, &cap, line, order++);
 	free(line);
 	fclose(fp);
-	if (!err)
+	if (!err && m->n > 1)
 		qsort(m->ents, m->n, sizeof(*m->ents), pmap_cmp);
 	return err;
 }

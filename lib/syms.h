@@ -86,7 +86,7 @@ int syms_build_id(const char *path, uint8_t *id, size_t *len);
  */
 int syms__resolve(struct syms *s, const char *path, const uint8_t *build_id, size_t bid_len,
 		  uint64_t file_offset, struct syms_result *r);
-/* Same, with an ELF virtual address (for tests and for ET_EXEC/ET_DYN addresses already translated). */
+/* Same, with an ELF virtual address (tests; ET_EXEC/ET_DYN addresses already translated). */
 int syms__resolve_vaddr(struct syms *s, const char *path, const uint8_t *build_id, size_t bid_len,
 			uint64_t vaddr, struct syms_result *r);
 /*

@@ -3,8 +3,9 @@
  * DWARF side of the symbolizer: two sorted indexes built by walking every
  * CU once, instead of libdw's per-address dwarf_addrdie/dwarf_getscopes
  * (two orders of magnitude slower on a 20,000-address batch):
- *  - the line table of all CUs, one row per address (the last row libdw
- *    would pick there), end_sequence rows kept as gaps;
+ *  - the line table of all CUs, each clipped to its CU's address ranges,
+ *    one row per address (the row libdw picks there), gaps where no
+ *    sequence covers code;
  *  - the inline index: every subprogram and inlined subroutine with its
  *    parent, flattened into disjoint spans that each name the deepest
  *    entry covering them, so a lookup is one binary search plus a walk up
@@ -116,7 +117,7 @@ static int cu_files_load(struct syms_file *f, Dwarf_Die *cudie, struct cu_files 
 
 /* --- line table ---------------------------------------------------------- */
 
-struct seq {			/* one sequence: rows [first, first + n) */
+struct seq {			/* rows [first, first + n) of one CU range [lo, hi) */
 	size_t first;
 	size_t n;
 	uint64_t lo, hi;
@@ -124,73 +125,126 @@ struct seq {			/* one sequence: rows [first, first + n) */
 
 struct line_build {
 	struct syms_file *f;
-	struct syms_line *rows;	/* CU order, sequences contiguous */
+	struct syms_line *rows;	/* CU order, each CU range contiguous */
 	size_t nrows, rows_cap;
 	struct seq *seqs;
 	size_t nseqs, seqs_cap;
-	size_t seq_start;	/* first row of the open sequence */
+	struct syms_line *cu_rows;	/* the current CU's table, libdw's order */
+	size_t cu_nrows, cu_cap;
 	struct cu_files cu;
 	bool linked;		/* code never starts at address 0 */
 };
 
-/* A sequence at 0 in a linked file is a function the linker discarded. */
-static int close_seq(struct line_build *b, uint64_t hi)
+/* One CU's table: end_sequence rows become gaps. */
+static int cu_rows_load(struct line_build *b, Dwarf_Lines *lines, size_t n)
 {
-	struct syms_line *first = &b->rows[b->seq_start];
+	Dwarf_Line *line;
+	Dwarf_Files *lf;
+	Dwarf_Addr addr;
+	struct syms_line *row;
+	size_t i, idx;
+	int lineno;
+	bool end;
 
-	if (b->linked && !first->addr) {
-		b->nrows = b->seq_start;
-		return 0;
-	}
-	if (syms_grow((void **)&b->seqs, &b->seqs_cap, b->nseqs + 1, sizeof(*b->seqs)))
+	if (syms_grow((void **)&b->cu_rows, &b->cu_cap, n, sizeof(*b->cu_rows)))
 		return -ENOMEM;
-	b->seqs[b->nseqs++] = (struct seq){
-		.first = b->seq_start, .n = b->nrows - b->seq_start, .lo = first->addr, .hi = hi,
-	};
-	b->seq_start = b->nrows;
+	b->cu_nrows = 0;
+	for (i = 0; i < n; i++) {
+		line = dwarf_onesrcline(lines, i);
+		if (!line || dwarf_lineaddr(line, &addr) || dwarf_lineendsequence(line, &end))
+			continue;
+		row = &b->cu_rows[b->cu_nrows++];
+		*row = (struct syms_line){ .addr = addr, .file = SYMS_LINE_GAP };
+		if (end || dwarf_line_file(line, &lf, &idx) || lf != b->cu.files || idx >= b->cu.n)
+			continue;
+		lineno = 0;
+		dwarf_lineno(line, &lineno);
+		row->file = b->cu.map[idx];
+		row->line = lineno > 0 ? lineno : 0;
+	}
 	return 0;
 }
 
-static int add_row(struct line_build *b, Dwarf_Line *line)
+static int push_row(struct line_build *b, struct syms_line row)
 {
-	Dwarf_Files *lf;
-	Dwarf_Addr addr;
-	bool end = false;
-	int lineno = 0;
-	size_t idx;
-
-	if (dwarf_lineaddr(line, &addr) || dwarf_lineendsequence(line, &end))
-		return 0;
-	dwarf_lineno(line, &lineno);
 	if (syms_grow((void **)&b->rows, &b->rows_cap, b->nrows + 1, sizeof(*b->rows)))
 		return -ENOMEM;
-	b->rows[b->nrows] = (struct syms_line){ .addr = addr, .file = SYMS_LINE_GAP };
-	if (!end && !dwarf_line_file(line, &lf, &idx) && lf == b->cu.files && idx < b->cu.n) {
-		b->rows[b->nrows].file = b->cu.map[idx];
-		b->rows[b->nrows].line = lineno > 0 ? lineno : 0;
+	b->rows[b->nrows++] = row;
+	return 0;
+}
+
+/* First row of the CU's table at or above addr. */
+static size_t cu_row_at(const struct line_build *b, uint64_t addr)
+{
+	size_t lo = 0, hi = b->cu_nrows, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (b->cu_rows[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	b->nrows++;
-	return end ? close_seq(b, addr) : 0;
+	return lo;
+}
+
+/*
+ * The CU's rows inside one of its ranges [lo, hi), what libdw answers
+ * there (the CU being chosen by address first): the row in force at lo,
+ * those inside, and a gap at hi. Rows outside the CU's ranges are never
+ * returned by libdw and can shadow other CUs' code: a zero-length row at
+ * the end of a sequence sorts after that sequence's end_sequence row.
+ */
+static int cu_range(struct line_build *b, uint64_t lo, uint64_t hi)
+{
+	size_t i = cu_row_at(b, lo), first = b->nrows;
+	struct syms_line row;
+	int err = 0;
+
+	if ((i == b->cu_nrows || b->cu_rows[i].addr > lo) && i > 0 &&
+	    b->cu_rows[i - 1].file != SYMS_LINE_GAP) {
+		row = b->cu_rows[i - 1];
+		row.addr = lo;
+		err = push_row(b, row);
+	}
+	for (; i < b->cu_nrows && b->cu_rows[i].addr < hi && !err; i++)
+		err = push_row(b, b->cu_rows[i]);
+	if (!err)
+		err = push_row(b, (struct syms_line){ .addr = hi, .file = SYMS_LINE_GAP });
+	if (err || syms_grow((void **)&b->seqs, &b->seqs_cap, b->nseqs + 1, sizeof(*b->seqs)))
+		return -ENOMEM;
+	b->seqs[b->nseqs++] = (struct seq){ .first = first, .n = b->nrows - first, .lo = lo, .hi = hi };
+	return 0;
+}
+
+/* A CU without address ranges: all its rows. */
+static int cu_all(struct line_build *b)
+{
+	if (!b->cu_nrows)
+		return 0;
+	return cu_range(b, b->cu_rows[0].addr, b->cu_rows[b->cu_nrows - 1].addr);
 }
 
 static int cu_lines(struct line_build *b, Dwarf_Die *cudie)
 {
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
 	Dwarf_Lines *lines;
-	Dwarf_Line *line;
-	size_t i, n;
+	size_t n, nranges = 0;
 	int err;
 
 	if (dwarf_getsrclines(cudie, &lines, &n))
 		return 0;
 	err = cu_files_load(b->f, cudie, &b->cu);
-	for (i = 0; i < n && !err; i++) {
-		line = dwarf_onesrcline(lines, i);
-		if (line)
-			err = add_row(b, line);
+	if (!err)
+		err = cu_rows_load(b, lines, n);
+	while (!err && (off = dwarf_ranges(cudie, off, &base, &lo, &hi)) > 0) {
+		nranges++;
+		/* At 0 in a linked file: code the linker discarded. */
+		if (lo < hi && !(b->linked && !lo))
+			err = cu_range(b, lo, hi);
 	}
-	/* A sequence without its end_sequence row is dropped. */
-	b->nrows = b->seq_start;
-	return err;
+	return err || nranges ? err : cu_all(b);
 }
 
 static int seq_cmp(const void *a, const void *b)
@@ -230,7 +284,8 @@ static int sort_rows(struct syms_line *rows, size_t n)
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
 		t[i] = (struct row_ord){ .row = rows[i], .order = i };
-	qsort(t, n, sizeof(*t), row_cmp);
+	if (n > 1)
+		qsort(t, n, sizeof(*t), row_cmp);
 	for (i = 0; i < n; i++)
 		rows[i] = t[i].row;
 	free(t);
@@ -239,26 +294,36 @@ static int sort_rows(struct syms_line *rows, size_t n)
 
 /*
  * Sequences of one CU are already sorted by libdw; sorting whole sequences
- * by start orders everything when no two overlap, which is the norm.
+ * by start orders everything but the clusters of sequences that overlap
+ * (CUs claiming the same code, as a few of glibc's do): only those rows
+ * are sorted one by one.
  */
 static int order_rows(struct line_build *b, struct syms_line **out)
 {
+	size_t i, j, n = 0, start;
 	struct syms_line *rows;
-	size_t i, n = 0;
+	uint64_t hi;
+	int err = 0;
 
-	qsort(b->seqs, b->nseqs, sizeof(*b->seqs), seq_cmp);
+	if (b->nseqs > 1)
+		qsort(b->seqs, b->nseqs, sizeof(*b->seqs), seq_cmp);
 	rows = malloc((b->nrows ? b->nrows : 1) * sizeof(*rows));
 	if (!rows)
 		return -ENOMEM;
 	*out = rows;
-	for (i = 0; i < b->nseqs; i++) {
-		memcpy(rows + n, b->rows + b->seqs[i].first, b->seqs[i].n * sizeof(*rows));
-		n += b->seqs[i].n;
+	for (i = 0; i < b->nseqs && !err; i = j) {
+		start = n;
+		hi = b->seqs[i].hi;
+		for (j = i; j < b->nseqs && (j == i || b->seqs[j].lo < hi); j++) {
+			memcpy(rows + n, b->rows + b->seqs[j].first, b->seqs[j].n * sizeof(*rows));
+			n += b->seqs[j].n;
+			if (b->seqs[j].hi > hi)
+				hi = b->seqs[j].hi;
+		}
+		if (j - i > 1)
+			err = sort_rows(rows + start, n - start);
 	}
-	for (i = 1; i < b->nseqs; i++)
-		if (b->seqs[i].lo < b->seqs[i - 1].hi)
-			return sort_rows(rows, n);
-	return 0;
+	return err;
 }
 
 /* Keep the last row of each address: the one a lookup there returns. */
@@ -292,6 +357,7 @@ static int build_lines(struct syms_file *f)
 		f->nlines = dedup_rows(f->lines, b.nrows);
 	free(b.rows);
 	free(b.seqs);
+	free(b.cu_rows);
 	free(b.cu.map);
 	return err;
 }
@@ -510,7 +576,8 @@ static int flatten(struct inl_build *b)
 	uint64_t pos = 0;
 	int err = 0;
 
-	qsort(b->rngs, b->nrngs, sizeof(*b->rngs), rng_cmp);
+	if (b->nrngs > 1)
+		qsort(b->rngs, b->nrngs, sizeof(*b->rngs), rng_cmp);
 	stack = malloc((b->nrngs ? b->nrngs : 1) * sizeof(*stack));
 	if (!stack)
 		return -ENOMEM;

@@ -177,18 +177,42 @@ static int open_crc(const char *path, uint32_t crc, struct Elf **out)
 	return -ENOENT;
 }
 
+/*
+ * A /proc/PID/fd/N or map_files/ path (kept open so that a deleted file
+ * stays readable) names no directory to search: use the link's target.
+ */
+static const char *link_origin(const char *path, char *buf, size_t size)
+{
+	const char *deleted = " (deleted)";
+	size_t dl = strlen(deleted);
+	ssize_t n;
+
+	if (strncmp(path, "/proc/", 6))
+		return path;
+	n = readlink(path, buf, size - 1);
+	if (n <= 0 || buf[0] != '/')
+		return path;
+	buf[n] = 0;
+	if ((size_t)n > dl && !strcmp(buf + n - dl, deleted))
+		buf[n - dl] = 0;
+	return buf;
+}
+
 /* .gnu_debuglink: next to the file, in .debug/ there, under DEBUG_ROOT/<dir>. */
 static int open_by_link(struct syms *s, const char *path, Elf *elf, struct Elf **out)
 {
-	const char *name, *slash = strrchr(path, '/');
-	int dlen = slash ? (int)(slash - path) : 1;
-	const char *dir = slash ? path : ".";
-	char buf[PATH_MAX];
+	char buf[PATH_MAX], origin[PATH_MAX];
+	const char *name, *dir, *slash;
 	GElf_Word crc;
+	int dlen;
 
 	name = dwelf_elf_gnu_debuglink(elf, &crc);
 	if (!name || strchr(name, '/'))
 		return -ENOENT;
+	path = link_origin(path, origin, sizeof(origin));
+	slash = strrchr(path, '/');
+	dir = slash ? path : ".";
+	dlen = slash ? (int)(slash - path) : 1;
 	snprintf(buf, sizeof(buf), "%.*s/%s", dlen, dir, name);
 	if (!open_crc(buf, crc, out))
 		return 0;
@@ -397,7 +421,8 @@ static int finish_syms(struct syms_file *f, struct sym_tmp *t, size_t n)
 	size_t i, j, next;
 	uint64_t end;
 
-	qsort(t, n, sizeof(*t), sym_cmp);
+	if (n > 1)
+		qsort(t, n, sizeof(*t), sym_cmp);
 	f->syms = malloc((n ? n : 1) * sizeof(*f->syms));
 	if (!f->syms)
 		return -ENOMEM;

@@ -46,7 +46,7 @@ docs_ok() {
 	done
 	[ -z "$missing" ] || { echo "undocumented in $page:$missing" >&2; return 1; }
 }
-for c in record report fsck probe; do
+for c in record report fsck probe export; do
 	check "man page of $c documents every option of its --help" docs_ok "$c"
 done
 

@@ -1,0 +1,488 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * lockstat export's text formats: folded stacks (the counts add up to the
+ * totals, frames root first, one stable order), JSON and CSV, for samples
+ * and for lock waits.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <setjmp.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "export.h"
+#include "profile.h"
+#include "view_locks.h"
+#include "fixtures.h"
+
+/* --- a profile of samples, written through pwriter ------------------------ */
+
+#define APP_LO		0x400000ULL
+#define APP_HI		0x402000ULL
+#define LIBC_LO		0x7f0000000000ULL
+#define LIBC_HI		0x7f0000100000ULL
+#define TOTAL_SAMPLES	57
+
+static int fetch_kstack(void *ctx, int32_t id, uint64_t *frames, int max)
+{
+	(void)ctx;
+	if (id != 1 || max < 2)
+		return -ENOENT;
+	frames[0] = FX_ALLOC_FD + 0x20;
+	frames[1] = FX_DO_SYS_OPEN + 0x30;
+	return 2;
+}
+
+static int fetch_ustack(void *ctx, int32_t id, uint64_t *frames, int max)
+{
+	static const uint64_t u1[] = { 0x401010, 0x401100, LIBC_LO + 0x1000 };
+	static const uint64_t u2[] = { 0x401210, 0x401104, LIBC_LO + 0x1000 };
+
+	(void)ctx;
+	if ((id != 1 && id != 2) || max < 3)
+		return -ENOENT;
+	memcpy(frames, id == 1 ? u1 : u2, sizeof(u1));
+	return 3;
+}
+
+static void uframe(struct usym_info *out, const char *fn, const char *file, uint32_t line)
+{
+	out->frames[out->nframes++] = (struct uframe){ fn, file, line };
+}
+
+/* square() is inlined into hot_three(): two frames, the innermost first. */
+static int resolve_user(void *ctx, uint32_t tgid, uint64_t addr, struct usym_info *out)
+{
+	(void)ctx;
+	(void)tgid;
+	out->module = addr >= LIBC_LO ? "/lib/libc.so.6" : "/usr/bin/app";
+	if (addr >= 0x401000 && addr < 0x401080) {
+		uframe(out, "square", "app.c", 10);
+		uframe(out, "hot_three", "app.c", 20);
+	} else if (addr >= 0x401080 && addr < 0x401180) {
+		uframe(out, "main", "app.c", 30);
+	} else if (addr >= 0x401200 && addr < 0x401280) {
+		uframe(out, "hot_one", "app.c", 40);
+	} else if (addr >= LIBC_LO && addr < LIBC_HI) {
+		uframe(out, "__libc_start_call_main", "", 0);
+	} else {
+		out->why = USYM_NO_MAPPING;
+	}
+	return 0;
+}
+
+static struct sample_row srow(uint32_t tgid, uint32_t tid, int32_t k, int32_t u, uint64_t n,
+			      const char *comm)
+{
+	struct sample_row r;
+
+	memset(&r, 0, sizeof(r));
+	r.key = (struct sample_key){ tgid, tid, k, u };
+	r.count = n;
+	snprintf(r.comm, sizeof(r.comm), "%s", comm);
+	return r;
+}
+
+static int write_mappings(struct pwriter *w)
+{
+	static const char *const paths[] = { "/usr/bin/app", "/lib/libc.so.6" };
+	struct mapping maps[2] = {
+		{ .tgid = 100, .start = APP_LO, .end = APP_HI, .build_id_len = 4,
+		  .build_id = { 0xde, 0xad, 0xbe, 0xef } },
+		{ .tgid = 100, .start = LIBC_LO, .end = LIBC_HI, .pgoff = 0x1000 },
+	};
+
+	return pwriter__mappings(w, maps, 2, paths);
+}
+
+/* Two buckets; the second repeats a key of the first, which the reader sums. */
+static int write_samples(struct pwriter *w)
+{
+	struct sample_row b1[] = {
+		srow(100, 100, -1, 1, 30, "app"),
+		srow(100, 101, -1, 2, 10, "app"),
+	};
+	struct sample_row b2[] = {
+		srow(100, 101, 1, 1, 5, "app"),
+		srow(200, 200, 1, -1, 7, "kworker"),
+		srow(100, 102, -1, 1, 3, "app"),
+		srow(100, 100, -1, 1, 2, "app"),
+	};
+	int err = pwriter__samples(w, 1000, 2000000000, b1, 2);
+
+	return err ? err : pwriter__samples(w, 2000000000, 3000000000, b2, 4);
+}
+
+static int write_sample_profile(int fd, const struct ksyms *ks)
+{
+	static const struct kv meta[] = { { (char *)"sample_freq", (char *)"100" } };
+	struct pwriter_opts o = {
+		.fd = fd, .ksyms = ks, .fetch_sample_kstack = fetch_kstack,
+		.fetch_sample_ustack = fetch_ustack, .resolve_user = resolve_user,
+		.recording_id = fx_recording_id, .created_ns = FX_CREATED_NS,
+	};
+	struct pwriter *w;
+	int err = pwriter__new(&w, &o);
+
+	if (err)
+		return err;
+	err = pwriter__meta(w, meta, 1);
+	if (!err)
+		err = write_mappings(w);
+	if (!err)
+		err = write_samples(w);
+	if (!err)
+		err = pwriter__usyms(w);
+	if (!err)
+		err = pwriter__end(w, 3000000000ULL, 0, END_F_CLEAN);
+	pwriter__free(w);
+	return err;
+}
+
+static struct profile *read_back(const char *path)
+{
+	struct profile *p = NULL;
+	char msg[256] = "";
+
+	if (profile__read(path, &p, msg, sizeof(msg)))
+		fail_msg("reading %s: %s", path, msg);
+	return p;
+}
+
+static struct profile *sample_profile(void)
+{
+	struct ksyms ks;
+	struct profile *p;
+	char path[64];
+	int fd = fx_tmpfile(path), err;
+
+	assert_true(fd >= 0);
+	assert_int_equal(fx_ksyms(&ks), 0);
+	err = write_sample_profile(fd, &ks);
+	ksyms_free(&ks);
+	close(fd);
+	assert_int_equal(err, 0);
+	p = read_back(path);
+	unlink(path);
+	return p;
+}
+
+static struct profile *lock_profile(void)
+{
+	size_t size;
+	char path[64];
+	uint8_t *data = fx_profile_bytes(path, &size);
+	struct profile *p;
+
+	assert_non_null(data);
+	free(data);
+	p = read_back(path);
+	unlink(path);
+	return p;
+}
+
+/* --- helpers ------------------------------------------------------------------ */
+
+static struct export_opts opts(enum export_format fmt, enum export_what what)
+{
+	struct export_opts o = { .format = fmt, .what = what, .filter = { .pid = -1 } };
+
+	o.value = what == EXPORT_LOCKS ? EXPORT_VALUE_WAIT : EXPORT_VALUE_COUNT;
+	return o;
+}
+
+/* The export as a string (malloc). */
+static char *run(const struct profile *p, const struct export_opts *o)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(f);
+	assert_int_equal(export__text(f, p, o), 0);
+	assert_int_equal(fclose(f), 0);
+	return text;
+}
+
+/* Sum of the folded counts; every line is "stack count", in strict byte order. */
+static uint64_t folded_sum(const char *text, size_t *nlines)
+{
+	const char *line = text, *prev = NULL;
+	uint64_t sum = 0;
+
+	*nlines = 0;
+	while (*line) {
+		const char *nl = strchr(line, '\n'), *sp;
+
+		assert_non_null(nl);
+		sp = memrchr(line, ' ', nl - line);
+		assert_non_null(sp);
+		sum += strtoull(sp + 1, NULL, 10);
+		if (prev)
+			assert_true(strncmp(prev, line, nl - line) < 0);
+		prev = line;
+		(*nlines)++;
+		line = nl + 1;
+	}
+	return sum;
+}
+
+/* --- samples ------------------------------------------------------------------- */
+
+static void test_folded_samples(void **state)
+{
+	struct profile *p = sample_profile();
+	struct export_opts o = opts(EXPORT_FOLDED, EXPORT_SAMPLES);
+	char *text = run(p, &o);
+	size_t n;
+
+	(void)state;
+	assert_string_equal(text,
+		"app;__libc_start_call_main;main;hot_one 10\n"
+		"app;__libc_start_call_main;main;hot_three;square 35\n"
+		"app;__libc_start_call_main;main;hot_three;square;do_sys_open;alloc_fd 5\n"
+		"kworker;do_sys_open;alloc_fd 7\n");
+	assert_int_equal(folded_sum(text, &n), TOTAL_SAMPLES);
+	assert_int_equal(n, 4);
+	free(text);
+	profile__free(p);
+}
+
+/* The sum equals what report --view hits counts, under every filter. */
+static void test_folded_sums_match_hits(void **state)
+{
+	static const struct hits_filter filters[] = {
+		{ .pid = -1 },
+		{ .pid = -1, .kernel_only = true },
+		{ .pid = -1, .user_only = true },
+		{ .pid = 101 },
+		{ .pid = 200 },
+		{ .pid = -1, .comm = "kw*" },
+		{ .pid = -1, .comm = "nothing" },
+	};
+	struct profile *p = sample_profile();
+	size_t i, n;
+
+	(void)state;
+	for (i = 0; i < sizeof(filters) / sizeof(filters[0]); i++) {
+		struct export_opts o = opts(EXPORT_FOLDED, EXPORT_SAMPLES);
+		struct hits_view v;
+		char *text;
+
+		o.filter = filters[i];
+		text = run(p, &o);
+		assert_int_equal(hits_view__build(&v, p, &filters[i], false), 0);
+		assert_int_equal(folded_sum(text, &n), v.total);
+		hits_view__free(&v);
+		free(text);
+	}
+	profile__free(p);
+}
+
+static void test_folded_annotate(void **state)
+{
+	struct profile *p = sample_profile();
+	struct export_opts o = opts(EXPORT_FOLDED, EXPORT_SAMPLES);
+	char *text;
+
+	(void)state;
+	o.annotate_kernel = true;
+	o.filter.kernel_only = true;
+	text = run(p, &o);
+	assert_string_equal(text,
+		"app;__libc_start_call_main;main;hot_three;square;do_sys_open_[k];alloc_fd_[k] 5\n"
+		"kworker;do_sys_open_[k];alloc_fd_[k] 7\n");
+	free(text);
+	profile__free(p);
+}
+
+/* Two runs on two reads of the same file give the same bytes. */
+static void test_stable_order(void **state)
+{
+	static const enum export_format fmts[] = { EXPORT_FOLDED, EXPORT_JSON, EXPORT_CSV };
+	struct profile *a = sample_profile(), *b = sample_profile();
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		struct export_opts o = opts(fmts[i], EXPORT_SAMPLES);
+		char *x = run(a, &o), *y = run(b, &o);
+
+		assert_string_equal(x, y);
+		free(x);
+		free(y);
+	}
+	profile__free(a);
+	profile__free(b);
+}
+
+static void test_csv_samples(void **state)
+{
+	struct profile *p = sample_profile();
+	struct export_opts o = opts(EXPORT_CSV, EXPORT_SAMPLES);
+	char *text = run(p, &o);
+
+	(void)state;
+	/* Threads of one process merge; largest first. */
+	assert_string_equal(text,
+		"samples,comm,pid,frames\n"
+		"35,app,100,__libc_start_call_main;main;hot_three;square\n"
+		"10,app,100,__libc_start_call_main;main;hot_one\n"
+		"7,kworker,200,do_sys_open;alloc_fd\n"
+		"5,app,100,__libc_start_call_main;main;hot_three;square;do_sys_open;alloc_fd\n");
+	free(text);
+	profile__free(p);
+}
+
+static void test_json_samples(void **state)
+{
+	struct profile *p = sample_profile();
+	struct export_opts o = opts(EXPORT_JSON, EXPORT_SAMPLES);
+	char *text = run(p, &o);
+
+	(void)state;
+	assert_non_null(strstr(text, "\"what\":\"samples\""));
+	assert_non_null(strstr(text, "\"value_type\":\"samples\""));
+	assert_non_null(strstr(text, "\"total\":57"));
+	assert_non_null(strstr(text, "\"sample_freq\":100"));
+	/* The first stack is the largest, its root frame first. */
+	assert_non_null(strstr(text, "\"stacks\":[{\"value\":35,\"comm\":\"app\",\"pid\":100,"
+				     "\"frames\":[{\"function\":\"__libc_start_call_main\","
+				     "\"module\":\"/lib/libc.so.6\",\"kernel\":false}"));
+	assert_non_null(strstr(text, "{\"function\":\"alloc_fd\",\"module\":\"[kernel]\","
+				     "\"kernel\":true}]}"));
+	assert_int_equal(text[strlen(text) - 1], '\n');
+	free(text);
+	profile__free(p);
+}
+
+/* --- locks --------------------------------------------------------------------- */
+
+static void test_folded_locks(void **state)
+{
+	struct profile *p = lock_profile();
+	struct export_opts o = opts(EXPORT_FOLDED, EXPORT_LOCKS);
+	char *text = run(p, &o);
+	size_t n;
+
+	(void)state;
+	assert_string_equal(text,
+		"0xffff888100002000@alloc_fd;do_sys_open;alloc_fd;_raw_spin_lock 100000\n"
+		"0xffff888100003000@do_sys_open;[stack lost] 50000\n"
+		"0xffff888100003000@do_sys_open;do_sys_open;_raw_read_lock 70000\n"
+		"files_struct.file_lock;do_sys_open;alloc_fd;_raw_spin_lock 7200\n"
+		"files_struct.file_lock;do_sys_open;other_fn;alloc_fd;_raw_spin_lock 9000\n"
+		"rq.__lock;do_sys_open;_raw_read_lock 400\n"
+		"tasklist_lock;do_sys_open;_raw_read_lock 26000\n");
+	assert_int_equal(folded_sum(text, &n), 262600);
+	free(text);
+	o.value = EXPORT_VALUE_COUNT;
+	text = run(p, &o);
+	assert_int_equal(folded_sum(text, &n), 20);
+	assert_int_equal(n, 7);
+	free(text);
+	profile__free(p);
+}
+
+/* The folded total equals the locks view's total, filtered or not. */
+static void test_folded_locks_match_view(void **state)
+{
+	struct profile *p = lock_profile();
+	struct export_opts o = opts(EXPORT_FOLDED, EXPORT_LOCKS);
+	struct lock_filter lf = { .pid = 101 };
+	struct lock_view v;
+	char *text;
+	size_t n;
+
+	(void)state;
+	o.filter.pid = 101;
+	text = run(p, &o);
+	assert_string_equal(text, "tasklist_lock;do_sys_open;_raw_read_lock 6000\n");
+	assert_int_equal(lock_view__build(&v, p, &lf), 0);
+	assert_int_equal(folded_sum(text, &n), v.total.total_ns);
+	lock_view__free(&v);
+	free(text);
+	profile__free(p);
+}
+
+static void test_csv_locks(void **state)
+{
+	struct profile *p = lock_profile();
+	struct export_opts o = opts(EXPORT_CSV, EXPORT_LOCKS);
+	char *text, *line;
+
+	(void)state;
+	o.value = EXPORT_VALUE_COUNT;
+	text = run(p, &o);
+	line = strchr(text, '\n');
+	assert_non_null(line);
+	*line = '\0';
+	assert_string_equal(text, "contended,comm,pid,lock,type,frames");
+	/* The rows of one lock and stack in two buckets are one. */
+	assert_non_null(strstr(line + 1, "5,,0,files_struct.file_lock,spinlock,"
+				     "do_sys_open;alloc_fd;_raw_spin_lock\n"));
+	assert_non_null(strstr(line + 1, "1,worker,100,tasklist_lock,rwlock:W,"
+				     "do_sys_open;_raw_read_lock\n"));
+	assert_non_null(strstr(line + 1, "5,,0,0xffff888100003000@do_sys_open,rwsem:R,"
+				     "[stack lost]\n"));
+	free(text);
+	profile__free(p);
+}
+
+static void test_json_locks(void **state)
+{
+	struct profile *p = lock_profile();
+	struct export_opts o = opts(EXPORT_JSON, EXPORT_LOCKS);
+	char *text = run(p, &o);
+
+	(void)state;
+	assert_non_null(strstr(text, "\"what\":\"locks\""));
+	assert_non_null(strstr(text, "\"value_type\":\"wait_total_ns\""));
+	assert_non_null(strstr(text, "\"total\":262600"));
+	/* The largest wait first. */
+	assert_non_null(strstr(text, "\"stacks\":[{\"value\":100000,\"comm\":\"\",\"pid\":0,"
+				     "\"lock\":\"0xffff888100002000@alloc_fd\",\"type\":\"mutex\","
+				     "\"contended\":1,\"wait_total_ns\":100000,\"frames\":["));
+	free(text);
+	profile__free(p);
+}
+
+static void test_format_parse(void **state)
+{
+	enum export_format f;
+
+	(void)state;
+	assert_int_equal(export_format_parse("folded", &f), 0);
+	assert_int_equal(f, EXPORT_FOLDED);
+	assert_int_equal(export_format_parse("pprof", &f), 0);
+	assert_int_equal(f, EXPORT_PPROF);
+	assert_int_equal(export_format_parse("csv", &f), 0);
+	assert_int_equal(f, EXPORT_CSV);
+	assert_int_equal(export_format_parse("json", &f), 0);
+	assert_int_equal(f, EXPORT_JSON);
+	assert_int_equal(export_format_parse("svg", &f), -EINVAL);
+	assert_int_equal(export_format_parse("", &f), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_folded_samples),
+		cmocka_unit_test(test_folded_sums_match_hits),
+		cmocka_unit_test(test_folded_annotate),
+		cmocka_unit_test(test_stable_order),
+		cmocka_unit_test(test_csv_samples),
+		cmocka_unit_test(test_json_samples),
+		cmocka_unit_test(test_folded_locks),
+		cmocka_unit_test(test_folded_locks_match_view),
+		cmocka_unit_test(test_csv_locks),
+		cmocka_unit_test(test_json_locks),
+		cmocka_unit_test(test_format_parse),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
