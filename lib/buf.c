@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "buf.h"
@@ -164,4 +165,21 @@ uint32_t get_le32(const uint8_t *p)
 uint64_t get_le64(const uint8_t *p)
 {
 	return get_le32(p) | (uint64_t)get_le32(p + 4) << 32;
+}
+
+int grow_array(void **array, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap ? *cap : 64;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	p = realloc(*array, n * size);
+	if (!p)
+		return -ENOMEM;
+	*array = p;
+	*cap = n;
+	return 0;
 }

@@ -42,6 +42,9 @@ int64_t cursor_svarint(struct cursor *c);
 char *cursor_str(struct cursor *c);
 bool cursor_done(const struct cursor *c);
 
+/* Grow *array (elements of size bytes) to hold need; 0 or -ENOMEM. */
+int grow_array(void **array, size_t *cap, size_t need, size_t size);
+
 uint32_t get_le32(const uint8_t *p);
 uint64_t get_le64(const uint8_t *p);
 uint16_t get_le16(const uint8_t *p);

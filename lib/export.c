@@ -43,22 +43,6 @@ uint64_t export_stack_value(const struct export_stack *st, enum export_value val
 	return value == EXPORT_VALUE_WAIT ? st->wait_ns : st->count;
 }
 
-static int grow(void **array, size_t *cap, size_t need, size_t size)
-{
-	size_t n = *cap ? *cap : 64;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	p = realloc(*array, n * size);
-	if (!p)
-		return -ENOMEM;
-	*array = p;
-	*cap = n;
-	return 0;
-}
 
 /* Append st with its frames, given leaf first, stored root first. */
 static int push_stack(struct export_stacks *s, size_t *cap, size_t *fcap,
@@ -67,8 +51,8 @@ static int push_stack(struct export_stacks *s, size_t *cap, size_t *fcap,
 	struct export_stack *dst;
 	int i;
 
-	if (grow((void **)&s->stacks, cap, s->n + 1, sizeof(*s->stacks)) ||
-	    grow((void **)&s->frames, fcap, s->nframes + n, sizeof(*s->frames)))
+	if (grow_array((void **)&s->stacks, cap, s->n + 1, sizeof(*s->stacks)) ||
+	    grow_array((void **)&s->frames, fcap, s->nframes + n, sizeof(*s->frames)))
 		return -ENOMEM;
 	dst = &s->stacks[s->n++];
 	*dst = *st;

@@ -15,6 +15,7 @@
  * (the kernel's) and symbol flags are known.
  */
 #include <errno.h>
+#include "buf.h"
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,22 +154,6 @@ struct pprof {
 	bool oom;
 };
 
-static int grow(void **array, size_t *cap, size_t need, size_t size)
-{
-	size_t n = *cap ? *cap : 64;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	p = realloc(*array, n * size);
-	if (!p)
-		return -ENOMEM;
-	*array = p;
-	*cap = n;
-	return 0;
-}
 
 /* The string table index of s, added on first use. */
 static int64_t pp_str(struct pprof *pp, const char *s)
@@ -185,7 +170,7 @@ static int64_t pp_str(struct pprof *pp, const char *s)
 		if (!strcmp(pp->strs[*slot - 1], s))
 			return *slot - 1;
 	}
-	if (grow((void **)&pp->strs, &pp->strs_cap, pp->nstrs + 1, sizeof(*pp->strs)))
+	if (grow_array((void **)&pp->strs, &pp->strs_cap, pp->nstrs + 1, sizeof(*pp->strs)))
 		goto oom;
 	pp->strs[pp->nstrs] = strdup(s);
 	if (!pp->strs[pp->nstrs])
@@ -264,7 +249,7 @@ static uint64_t pp_function(struct pprof *pp, const char *name, const char *file
 
 static uint64_t new_mapping(struct pprof *pp, const struct pp_mapping *m)
 {
-	if (grow((void **)&pp->maps, &pp->maps_cap, pp->nmaps + 1, sizeof(*pp->maps))) {
+	if (grow_array((void **)&pp->maps, &pp->maps_cap, pp->nmaps + 1, sizeof(*pp->maps))) {
 		pp->oom = true;
 		return 0;
 	}
