@@ -2,18 +2,21 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Install the Debian packages lockstat needs that are missing (and only
 # those), so a fresh Debian 12 machine can build (default) or also run
-# every test tier (--tests). Safe to run again: it installs nothing twice.
+# every test tier (--tests), or also boot the VM tier's kernel under QEMU
+# (--vm). Safe to run again: it installs nothing twice.
 set -euo pipefail
 
 build_pkgs=(make gcc clang llvm bpftool pkg-config libbpf-dev libelf-dev libdw-dev
 	zlib1g-dev libncurses-dev)
-test_pkgs=(libcmocka-dev libclang-rt-dev jq linux-perf util-linux procps)
+test_pkgs=(libcmocka-dev libclang-rt-dev jq linux-perf util-linux procps golang-go)
+vm_pkgs=(qemu-system-x86 busybox-static cpio)
 
 want=("${build_pkgs[@]}")
 case "${1:-}" in
 --tests) want+=("${test_pkgs[@]}") ;;
+--vm) want+=("${vm_pkgs[@]}") ;;
 "") ;;
-*) echo "usage: $0 [--tests]" >&2; exit 2 ;;
+*) echo "usage: $0 [--tests | --vm]" >&2; exit 2 ;;
 esac
 
 missing=()

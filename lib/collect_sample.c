@@ -215,7 +215,7 @@ static int on_event(void *ctx, void *data, size_t size)
 
 int collector__watch_processes(struct collector *c, new_process_fn fn, void *ctx)
 {
-	if (!c->sample || !c->status[1].attached)
+	if (!c->sample || !status_of(c, FAMILY_SAMPLE)->attached)
 		return 0;
 	c->on_new_process = fn;
 	c->on_new_process_ctx = ctx;

@@ -8,12 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "collector_int.h"
 #include "log.h"
 #include "targets.h"
 #include "targets.skel.h"
+#include "contention.skel.h"
+#include "sample.skel.h"
+#include "buf.h"
 
 static const struct {
 	const char *name;
@@ -21,7 +25,41 @@ static const struct {
 } family_names[] = {
 	{ "locks", FAMILY_LOCKS },
 	{ "sample", FAMILY_SAMPLE },
+	{ "mmap_lock", FAMILY_MMAP_LOCK },
+	{ "fd", FAMILY_FD },
+	{ "pagecache", FAMILY_PAGECACHE },
+	{ "hold", FAMILY_HOLD },
 };
+
+#define NFAMILY_NAMES	(sizeof(family_names) / sizeof(family_names[0]))
+
+/* The families that hand counter tables over, in the order they drain. */
+static const struct table_family *const table_families[] = {
+	&mmap_lock_family,
+};
+
+#define NTABLE_FAMILIES	(sizeof(table_families) / sizeof(table_families[0]))
+
+const char *family_name(enum family f)
+{
+	size_t i;
+
+	for (i = 0; i < NFAMILY_NAMES; i++)
+		if (family_names[i].bit == f)
+			return family_names[i].name;
+	return "?";
+}
+
+const char *family_names_list(void)
+{
+	static char list[128];
+	size_t i, used = 0;
+
+	for (i = 0; i < NFAMILY_NAMES && used < sizeof(list); i++)
+		used += snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "",
+				 family_names[i].name);
+	return list;
+}
 
 int family_parse(const char *list, unsigned int *mask, const char **bad)
 {
@@ -33,10 +71,10 @@ int family_parse(const char *list, unsigned int *mask, const char **bad)
 		size_t n = strcspn(p, ","), i;
 
 		snprintf(word, sizeof(word), "%.*s", (int)n, p);
-		for (i = 0; i < sizeof(family_names) / sizeof(family_names[0]); i++)
+		for (i = 0; i < NFAMILY_NAMES; i++)
 			if (!strcmp(word, family_names[i].name))
 				break;
-		if (i == sizeof(family_names) / sizeof(family_names[0])) {
+		if (i == NFAMILY_NAMES) {
 			*bad = word;
 			return -EINVAL;
 		}
@@ -49,12 +87,32 @@ int family_parse(const char *list, unsigned int *mask, const char **bad)
 
 struct family_status *status_of(struct collector *c, enum family f)
 {
-	return &c->status[f == FAMILY_SAMPLE];
+	return &c->status[__builtin_ctz(f)];
 }
 
 const struct family_status *collector__status(const struct collector *c, enum family f)
 {
-	return &c->status[f == FAMILY_SAMPLE];
+	return &c->status[__builtin_ctz(f)];
+}
+
+struct bpf_map *collector_targets_map(const struct collector *c)
+{
+	return c->targets ? c->targets->maps.targets : NULL;
+}
+
+struct bpf_map *collector_targets_gen_map(const struct collector *c)
+{
+	return c->targets ? c->targets->maps.targets_gen : NULL;
+}
+
+int collector_add_table(struct collector *c, const struct trows *r)
+{
+	if (!r->n)
+		return 0;
+	if (grow_array((void **)&c->tables, &c->tables_cap, c->ntables + 1, sizeof(*c->tables)))
+		return -ENOMEM;
+	c->tables[c->ntables++] = *r;
+	return 0;
 }
 
 uint64_t monotonic_ns(void)
@@ -131,6 +189,25 @@ static int targets_open(struct collector *c, const struct features *f)
 	return 0;
 }
 
+static void open_table_families(struct collector *c, const struct features *f)
+{
+	size_t i;
+
+	for (i = 0; i < NTABLE_FAMILIES; i++) {
+		const struct table_family *tf = table_families[i];
+		struct family_status *st = status_of(c, tf->bit);
+		int err;
+
+		if (!(c->o.families & tf->bit))
+			continue;
+		st->wanted = true;
+		err = tf->open(c, f, &c->tpriv[__builtin_ctz(tf->bit)]);
+		if (err && !st->why[0])
+			snprintf(st->why, sizeof(st->why), "%s", strerror(-err));
+		st->attached = !err;
+	}
+}
+
 static void open_families(struct collector *c, const struct features *f)
 {
 	int err;
@@ -149,15 +226,29 @@ static void open_families(struct collector *c, const struct features *f)
 		if (err)
 			sample_detach(c);
 	}
+	open_table_families(c, f);
 }
 
 static void say_why_none(const struct collector *c, char *why, size_t len)
 {
-	const struct family_status *l = &c->status[0], *s = &c->status[1];
+	size_t used = 0;
+	int i;
 
-	snprintf(why, len, "%s%s%s%s%s", l->wanted ? "locks: " : "", l->wanted ? l->why : "",
-		 l->wanted && s->wanted ? "; " : "", s->wanted ? "sample: " : "",
-		 s->wanted ? s->why : "");
+	why[0] = '\0';
+	for (i = 0; i < FAMILY_COUNT && used < len; i++)
+		if (c->status[i].wanted)
+			used += snprintf(why + used, len - used, "%s%s: %s", used ? "; " : "",
+					 family_name(1 << i), c->status[i].why);
+}
+
+static bool any_attached(const struct collector *c)
+{
+	int i;
+
+	for (i = 0; i < FAMILY_COUNT; i++)
+		if (c->status[i].attached)
+			return true;
+	return false;
 }
 
 int collector__open(struct collector **cp, const struct collector_opts *o,
@@ -169,6 +260,7 @@ int collector__open(struct collector **cp, const struct collector_opts *o,
 	if (!c)
 		return -ENOMEM;
 	c->o = *o;
+	c->stats_fd = -1;
 	c->ncpus = libbpf_num_possible_cpus();
 	if (c->ncpus <= 0) {
 		snprintf(why, len, "cannot count possible CPUs");
@@ -180,8 +272,10 @@ int collector__open(struct collector **cp, const struct collector_opts *o,
 			 err == -EPERM ? " (needs CAP_BPF and CAP_PERFMON)" : "");
 		goto err_free;
 	}
+	if (o->probe_stats)
+		c->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	open_families(c, f);
-	if (!c->status[0].attached && !c->status[1].attached) {
+	if (!any_attached(c)) {
 		say_why_none(c, why, len);
 		err = -ENODEV;
 		goto err_free;
@@ -195,8 +289,19 @@ err_free:
 
 void collector__free(struct collector *c)
 {
+	size_t i;
+
 	if (!c)
 		return;
+	for (i = 0; i < NTABLE_FAMILIES; i++) {
+		void *priv = c->tpriv[__builtin_ctz(table_families[i]->bit)];
+
+		if (priv)
+			table_families[i]->free(priv);
+	}
+	free(c->tables);
+	if (c->stats_fd >= 0)
+		close(c->stats_fd);
 	locks_free(c);
 	sample_free(c);
 	targets_bpf__destroy(c->targets);
@@ -221,20 +326,106 @@ int collector__add_target(struct collector *c, pid_t tgid)
 	return 0;
 }
 
+static int drain_tables(struct collector *c, struct snapshot *s, bool final)
+{
+	size_t i;
+	int err = 0;
+
+	c->ntables = 0;
+	for (i = 0; i < NTABLE_FAMILIES && !err; i++) {
+		void *priv = c->tpriv[__builtin_ctz(table_families[i]->bit)];
+
+		if (priv && status_of(c, table_families[i]->bit)->attached)
+			err = table_families[i]->drain(c, priv, final);
+	}
+	s->tables = c->tables;
+	s->ntables = c->ntables;
+	return err;
+}
+
 int collector__drain(struct collector *c, struct snapshot *s)
 {
 	int err = locks_drain(c, s);
 
-	return err ? err : sample_drain(c, s);
+	if (!err)
+		err = sample_drain(c, s);
+	return err ? err : drain_tables(c, s, false);
 }
 
 int collector__stop(struct collector *c, struct snapshot *s)
 {
+	size_t i;
 	int err;
 
 	sample_detach(c);
+	for (i = 0; i < NTABLE_FAMILIES; i++) {
+		void *priv = c->tpriv[__builtin_ctz(table_families[i]->bit)];
+
+		if (priv)
+			table_families[i]->detach(priv);
+	}
 	err = locks_stop(c, s);
-	return err ? err : sample_drain(c, s);
+	if (!err)
+		err = sample_drain(c, s);
+	return err ? err : drain_tables(c, s, true);
+}
+
+/* Sum run_cnt and run_time_ns over the programs of one BPF object. */
+static int object_cost(const struct bpf_object *obj, struct probe_cost *pc)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, obj) {
+		struct bpf_prog_info info = { 0 };
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd < 0)
+			continue;
+		if (bpf_obj_get_info_by_fd(fd, &info, &len))
+			return -errno;
+		pc->events += info.run_cnt;
+		pc->run_ns += info.run_time_ns;
+	}
+	return 0;
+}
+
+static const struct bpf_object *family_object(const struct collector *c, enum family f)
+{
+	size_t i;
+
+	if (f == FAMILY_LOCKS)
+		return c->cont ? c->cont->obj : NULL;
+	if (f == FAMILY_SAMPLE)
+		return c->sample ? c->sample->obj : NULL;
+	for (i = 0; i < NTABLE_FAMILIES; i++) {
+		void *priv = c->tpriv[__builtin_ctz(f)];
+
+		if (table_families[i]->bit == f && priv)
+			return table_families[i]->object(priv);
+	}
+	return NULL;
+}
+
+int collector__costs(const struct collector *c, struct probe_cost *out, size_t max)
+{
+	size_t n = 0;
+	int i, err;
+
+	if (c->stats_fd < 0)
+		return -EOPNOTSUPP;
+	for (i = 0; i < FAMILY_COUNT && n < max; i++) {
+		const struct bpf_object *obj = family_object(c, 1 << i);
+
+		if (!c->status[i].attached || !obj)
+			continue;
+		out[n] = (struct probe_cost){ .family = 1 << i };
+		err = object_cost(obj, &out[n]);
+		if (err)
+			return err;
+		n++;
+	}
+	return n;
 }
 
 uint64_t collector__targets_full(const struct collector *c)

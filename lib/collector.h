@@ -14,14 +14,22 @@
  * maps into rows. Nothing else in lockstat touches a BPF map.
  */
 enum family {
-	FAMILY_LOCKS = 1 << 0,	/* kernel lock contention */
-	FAMILY_SAMPLE = 1 << 1,	/* sampling profiler */
+	FAMILY_LOCKS = 1 << 0,		/* kernel lock contention */
+	FAMILY_SAMPLE = 1 << 1,		/* sampling profiler */
+	FAMILY_MMAP_LOCK = 1 << 2,	/* mmap_lock wait and hold, its tracepoints */
+	FAMILY_FD = 1 << 3,		/* fd syscalls, fd-table sharing, fget family */
+	FAMILY_PAGECACHE = 1 << 4,	/* filemap and readahead tracepoints */
+	FAMILY_HOLD = 1 << 5,		/* hold times: fentry/kprobes on lock functions */
 };
 
-#define FAMILY_ALL	(FAMILY_LOCKS | FAMILY_SAMPLE)
+#define FAMILY_COUNT	6
+#define FAMILY_DEFAULT	(FAMILY_LOCKS | FAMILY_SAMPLE | FAMILY_MMAP_LOCK)
 
 /* "locks,sample" -> mask; 0 or -EINVAL with the bad word in *bad. */
 int family_parse(const char *list, unsigned int *mask, const char **bad);
+const char *family_name(enum family f);
+/* The names family_parse() knows, comma-separated, for messages. */
+const char *family_names_list(void);
 
 struct collector_opts {
 	unsigned int families;	/* enum family bits wanted */
@@ -31,6 +39,7 @@ struct collector_opts {
 	uint32_t stats_entries;	/* 0: default */
 	uint32_t stack_rate;	/* kernel stacks per second per CPU; 0: one per wait */
 	uint32_t sample_freq;	/* samples per second per CPU */
+	bool probe_stats;	/* measure each program's cost (kernel.bpf_stats) */
 };
 
 /* What happened to one family: attached in which mode, or why not. */
@@ -47,6 +56,15 @@ struct snapshot {
 	size_t ncont;
 	struct sample_row *samples;
 	size_t nsamples;
+	struct trows *tables;	/* counter tables of the other families */
+	size_t ntables;
+};
+
+/* What one family's programs cost so far (kernel.bpf_stats). */
+struct probe_cost {
+	enum family family;
+	uint64_t events;
+	uint64_t run_ns;
 };
 
 struct collector;
@@ -79,6 +97,11 @@ typedef void (*new_process_fn)(void *ctx, uint32_t tgid);
 int collector__watch_processes(struct collector *c, new_process_fn fn, void *ctx);
 int collector__event_fd(const struct collector *c);
 int collector__consume(struct collector *c);
+/*
+ * The cost of every attached family's programs, one entry per family:
+ * the number written, or -errno when the kernel does not measure it.
+ */
+int collector__costs(const struct collector *c, struct probe_cost *out, size_t max);
 /* Every CPU's rq->__lock address, when the kernel lets us find them. */
 size_t collector__rq_locks(const struct collector *c, const uint64_t **addrs);
 

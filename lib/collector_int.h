@@ -13,10 +13,35 @@ struct bpf_map;
 struct bpf_link;
 struct ring_buffer;
 
+/*
+ * A family that hands its data over as counter tables (lib/ctable.h).
+ * open() sets the family's status (attached, mode, or why not) and
+ * returns 0 or -errno; drain() appends this drain's tables with
+ * collector_add_table(); final is set for the last drain, after detach().
+ */
+struct table_family {
+	enum family bit;
+	int (*open)(struct collector *c, const struct features *f, void **priv);
+	int (*drain)(struct collector *c, void *priv, bool final);
+	void (*detach)(void *priv);
+	void (*free)(void *priv);
+	struct bpf_object *(*object)(void *priv);
+};
+
+extern const struct table_family mmap_lock_family;
+extern const struct table_family fd_family;
+extern const struct table_family pagecache_family;
+extern const struct table_family hold_family;
+
 struct collector {
 	struct collector_opts o;
 	int ncpus;
-	struct family_status status[2];	/* by family bit index */
+	struct family_status status[FAMILY_COUNT];	/* by family bit index */
+	void *tpriv[FAMILY_COUNT];	/* table families' own state */
+	struct trows *tables;	/* this drain's tables */
+	size_t ntables;
+	size_t tables_cap;
+	int stats_fd;		/* BPF_ENABLE_STATS, or -1 */
 	struct targets_bpf *targets;
 	/* locks */
 	struct contention_bpf *cont;
@@ -40,6 +65,11 @@ struct collector {
 };
 
 struct family_status *status_of(struct collector *c, enum family f);
+/* Hand one table over for this drain; r's memory stays the family's. */
+int collector_add_table(struct collector *c, const struct trows *r);
+/* The targets map a family must share, or NULL when not filtering. */
+struct bpf_map *collector_targets_map(const struct collector *c);
+struct bpf_map *collector_targets_gen_map(const struct collector *c);
 /* Point a family's copy of the target maps at the targets object's. */
 int reuse_target_maps(struct collector *c, struct bpf_map *targets, struct bpf_map *gen);
 void *grow_rows(void *rows, size_t *cap, size_t n, size_t size);

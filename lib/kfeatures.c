@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
@@ -271,16 +272,58 @@ void features_probe(struct features *f)
 	btf__free(btf);
 }
 
+static struct btf *kbtf;
+
+static void free_vmlinux_btf(void)
+{
+	btf__free(kbtf);
+}
+
+const struct btf *vmlinux_btf(void)
+{
+	if (!kbtf) {
+		kbtf = btf__load_vmlinux_btf();
+		if (kbtf)
+			atexit(free_vmlinux_btf);
+	}
+	return kbtf;
+}
+
+int tp_btf_nargs(const char *name)
+{
+	const struct btf *btf = vmlinux_btf();
+	const struct btf_type *t;
+	char tname[128];
+	int id;
+
+	if (!btf)
+		return -ENOENT;
+	snprintf(tname, sizeof(tname), "btf_trace_%s", name);
+	id = btf__find_by_name_kind(btf, tname, BTF_KIND_TYPEDEF);
+	if (id < 0)
+		return -ENOENT;
+	t = btf__type_by_id(btf, btf__resolve_type(btf, id));	/* the pointer */
+	if (!t || !btf_is_ptr(t))
+		return -EINVAL;
+	t = btf__type_by_id(btf, t->type);
+	if (!t || !btf_is_func_proto(t))
+		return -EINVAL;
+	return btf_vlen(t) - 1;	/* the first is the tracepoint's own context */
+}
+
+bool kfunc_in_btf(const char *name)
+{
+	const struct btf *btf = vmlinux_btf();
+
+	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) >= 0;
+}
+
 bool contention_choose_mode(const struct features *f, enum attach_mode want,
 			    bool *use_btf, char *why, size_t len)
 {
 	bool btf_ok = f->r[FEAT_TP_BTF_LOCK].ok, tp_ok = f->r[FEAT_TP_LOCK].ok;
 
 	switch (want) {
-	case ATTACH_FENTRY:
-	case ATTACH_KPROBE:
-		snprintf(why, len, "kernel lock waits are traced through lock:contention_begin/end only, not with %s", attach_mode_name(want));
-		return false;
 	case ATTACH_TP_BTF:
 		tp_ok = false;
 		break;

@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct btf;
+
 /*
  * What the running kernel offers, probed once, in one place. Each entry
  * keeps the reason when the answer is no.
@@ -51,6 +53,16 @@ const char *attach_mode_name(enum attach_mode mode);
 int tracefs_mount(void);
 const char *tracefs_path(void);
 void features_probe(struct features *f);
+
+/*
+ * Kernel BTF, loaded once and kept: NULL (errno set) when the kernel has
+ * none. Freed at exit.
+ */
+const struct btf *vmlinux_btf(void);
+/* The arguments of raw tracepoint name's prototype (btf_trace_<name>), or -errno. */
+int tp_btf_nargs(const char *name);
+/* Whether the kernel has a function of that name in BTF (fentry can attach to it). */
+bool kfunc_in_btf(const char *name);
 
 /*
  * The contention family's mode: writes "tp_btf" or "tracepoint", or

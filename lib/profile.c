@@ -15,6 +15,7 @@
 #include "profile.h"
 
 #define MAX_FRAMES	1024
+#define TABLE_MAX_COLS	64
 
 static int kv_set(struct kv **list, size_t *n, char *key, char *value)
 {
@@ -339,6 +340,127 @@ static int read_usyms(struct profile *p, struct cursor *c)
 	return err ? err : (c->err ? -EBADMSG : 0);
 }
 
+/* The table's schema: a new table, or the same columns as before. */
+static struct ptable *table_schema(struct profile *p, struct cursor *c)
+{
+	uint64_t name = cursor_varint(c), ncols = cursor_varint(c), i;
+	uint64_t cols[TABLE_MAX_COLS], kinds[TABLE_MAX_COLS];
+	struct ptable *t = NULL;
+	uint32_t nkeys = 0;
+	size_t j;
+
+	if (c->err || !valid_str(p, name) || !ncols || ncols > TABLE_MAX_COLS)
+		return NULL;
+	for (i = 0; i < ncols; i++) {
+		cols[i] = cursor_varint(c);
+		kinds[i] = cursor_varint(c);
+		if (c->err || !valid_str(p, cols[i]) || !tcol_kind_valid(kinds[i]))
+			return NULL;
+		nkeys += tcol_is_key(kinds[i]);
+	}
+	for (j = 0; j < p->ntables; j++)
+		if (!strcmp(p->tables[j].name, p->strs[name]))
+			t = &p->tables[j];
+	if (t) {
+		if (t->ncols != ncols)
+			return NULL;
+		for (i = 0; i < ncols; i++)
+			if (t->kinds[i] != kinds[i] || strcmp(t->cols[i], p->strs[cols[i]]))
+				return NULL;
+		return t;
+	}
+	t = realloc(p->tables, (p->ntables + 1) * sizeof(*t));
+	if (!t)
+		return NULL;
+	p->tables = t;
+	t = memset(&p->tables[p->ntables], 0, sizeof(*t));
+	t->name = strdup(p->strs[name]);
+	t->cols = calloc(ncols, sizeof(*t->cols));
+	t->kinds = calloc(ncols, 1);
+	htab_init(&t->rows, (nkeys ? nkeys : 1) * sizeof(uint64_t), ncols * sizeof(uint64_t));
+	p->ntables++;	/* from here on freed with the profile */
+	if (!t->name || !t->cols || !t->kinds)
+		return NULL;
+	t->ncols = ncols;
+	t->nkeys = nkeys;
+	for (i = 0; i < ncols; i++) {
+		t->cols[i] = strdup(p->strs[cols[i]]);
+		t->kinds[i] = kinds[i];
+		if (!t->cols[i])
+			return NULL;
+	}
+	return t;
+}
+
+static int read_table_row(struct profile *p, struct ptable *t, struct cursor *c)
+{
+	uint64_t v[TABLE_MAX_COLS], key[TABLE_MAX_COLS] = { 0 }, *dst;
+	uint32_t i, k = 0;
+
+	for (i = 0; i < t->ncols; i++) {
+		if (t->kinds[i] == TCOL_KEY_KSTACK) {
+			int32_t id = (int32_t)cursor_svarint(c);
+
+			if (id >= 0 && !profile__stack(p, id))
+				return -EBADMSG;
+			v[i] = (uint64_t)(int64_t)id;
+		} else {
+			v[i] = cursor_varint(c);
+		}
+		if (c->err || (t->kinds[i] == TCOL_KEY_STR && !valid_str(p, v[i])))
+			return -EBADMSG;
+		if (tcol_is_key(t->kinds[i]))
+			key[k++] = v[i];
+	}
+	dst = htab_get(&t->rows, key, NULL);
+	if (!dst)
+		return -ENOMEM;
+	for (i = 0; i < t->ncols; i++)
+		if (tcol_is_key(t->kinds[i]))
+			dst[i] = v[i];
+	trow_merge(dst, v, t->kinds, t->ncols);
+	return 0;
+}
+
+static int read_table(struct profile *p, struct cursor *c)
+{
+	uint64_t t0 = cursor_varint(c), t1 = cursor_varint(c), n, i;
+	struct ptable *t;
+	int err = 0;
+
+	if (c->err || t1 < t0 || !(t = table_schema(p, c)))
+		return -EBADMSG;
+	n = cursor_varint(c);
+	for (i = 0; i < n && !err && !c->err; i++)
+		err = read_table_row(p, t, c);
+	if (err || c->err)
+		return err ? err : -EBADMSG;
+	t->nbuckets++;
+	if (t1 > p->last_bucket_end_ns)
+		p->last_bucket_end_ns = t1;
+	return 0;
+}
+
+const struct ptable *profile__table(const struct profile *p, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < p->ntables; i++)
+		if (!strcmp(p->tables[i].name, name))
+			return &p->tables[i];
+	return NULL;
+}
+
+int ptable__col(const struct ptable *t, const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; t && i < t->ncols; i++)
+		if (!strcmp(t->cols[i], name))
+			return i;
+	return -1;
+}
+
 static int read_end(struct profile *p, struct cursor *c)
 {
 	p->end_duration_ns = cursor_varint(c);
@@ -376,6 +498,8 @@ static int read_chunk(struct profile *p, const struct store_chunk *ch)
 		return read_mappings(p, &c);
 	case CHUNK_USYMS:
 		return read_usyms(p, &c);
+	case CHUNK_TABLE:
+		return read_table(p, &c);
 	default:
 		return (ch->flags & CHUNK_F_CRITICAL) ? -EPROTONOSUPPORT : 0;
 	}
@@ -479,6 +603,17 @@ void profile__free(struct profile *p)
 	htab_free(&p->rows);
 	htab_free(&p->samples);
 	htab_free(&p->usyms);
+	for (i = 0; i < p->ntables; i++) {
+		struct ptable *t = &p->tables[i];
+
+		for (it = 0; it < t->ncols; it++)
+			free(t->cols[it]);
+		free(t->cols);
+		free(t->kinds);
+		free(t->name);
+		htab_free(&t->rows);
+	}
+	free(p->tables);
 	free(p->maps);
 	free(p->uframes);
 	ksyms_free(&p->ksyms);

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include "contention.h"
+#include "ctable.h"
 #include "sample.h"
 #include "htab.h"
 #include "ksyms.h"
@@ -38,6 +39,7 @@ enum stack_space {
 	STACK_LOCK_KERNEL = 0,
 	STACK_SAMPLE_KERNEL = 1,
 	STACK_SAMPLE_USER = 2,
+	STACK_TABLE_KERNEL = 3,	/* short kernel stacks of counter tables */
 };
 #define STACK_SPACE_SHIFT	24
 
@@ -150,6 +152,21 @@ struct ufile_frame {
 	uint32_t line;
 };
 
+/*
+ * A counter table (lib/ctable.h), merged over every bucket read. Each
+ * row holds all ncols values, its keys included; string keys are string
+ * ids, kernel stacks file stack ids.
+ */
+struct ptable {
+	char *name;
+	uint32_t ncols;
+	char **cols;
+	uint8_t *kinds;
+	uint32_t nkeys;
+	struct htab rows;	/* packed key columns -> uint64_t[ncols] */
+	uint64_t nbuckets;
+};
+
 struct profile {
 	struct store_header hdr;
 	struct kv *meta;
@@ -168,6 +185,8 @@ struct profile {
 	struct htab usyms;	/* usym_key -> usym_val */
 	struct ufile_frame *uframes;
 	size_t nuframes;
+	struct ptable *tables;
+	size_t ntables;
 	uint64_t nbuckets;
 	uint64_t last_bucket_end_ns;
 	bool has_end;
@@ -198,6 +217,11 @@ const struct usym_val *profile__usym(const struct profile *p, uint32_t tgid, uin
 /* The mapping of tgid covering addr, or NULL. */
 const struct mapping *profile__mapping(const struct profile *p, uint32_t tgid, uint64_t addr);
 
+/* The table of that name, or NULL when it was not recorded. */
+const struct ptable *profile__table(const struct profile *p, const char *name);
+/* The index of a column, or -1. */
+int ptable__col(const struct ptable *t, const char *name);
+
 /* Writer. */
 struct pwriter;
 typedef int (*stack_fetch_fn)(void *ctx, int32_t id, uint64_t *frames, int max);
@@ -226,6 +250,7 @@ int pwriter__bucket(struct pwriter *w, uint64_t t0_ns, uint64_t t1_ns,
 		    const struct cont_row *rows, size_t nrows);
 int pwriter__samples(struct pwriter *w, uint64_t t0_ns, uint64_t t1_ns,
 		     const struct sample_row *rows, size_t nrows);
+int pwriter__table(struct pwriter *w, uint64_t t0_ns, uint64_t t1_ns, const struct trows *r);
 int pwriter__mappings(struct pwriter *w, const struct mapping *maps, size_t n,
 		      const char *const *paths);
 /* Symbolize every user PC seen in samples (resolve_user) and write them. */

@@ -52,6 +52,7 @@ int pwriter__new(struct pwriter **wp, const struct pwriter_opts *opts)
 	htab_init(&w->lock_names, sizeof(uint64_t), sizeof(uint32_t));
 	htab_init(&w->ustacks, sizeof(int32_t), sizeof(struct pw_ustack));
 	htab_init(&w->upcs, sizeof(struct pw_upc), sizeof(uint8_t));
+	htab_init(&w->tstacks, sizeof(struct tstack), sizeof(int32_t));
 	buf_init(&w->ksyms_chunk);
 	buf_init(&w->stacks_chunk);
 	pw_intern(w, "");	/* id 0: the empty string */
@@ -82,6 +83,7 @@ void pwriter__free(struct pwriter *w)
 	htab_free(&w->lock_names);
 	htab_free(&w->ustacks);
 	htab_free(&w->upcs);
+	htab_free(&w->tstacks);
 	buf_free(&w->ksyms_chunk);
 	buf_free(&w->stacks_chunk);
 	free(w);
@@ -335,13 +337,13 @@ int pwriter__bucket(struct pwriter *w, uint64_t t0_ns, uint64_t t1_ns,
 	for (i = 0; i < nrows; i++)
 		put_row(w, &b, &rows[i], lock_name(w, rows, callers, nrows, &rows[i].key), callers[i]);
 	free(callers);
-	err = pw_flush_then(w, CHUNK_LOCKSTAT, &b);
+	err = pw_flush_then(w, CHUNK_LOCKSTAT, CHUNK_F_CRITICAL, &b);
 	buf_free(&b);
 	return err;
 }
 
 /* Strings, symbols and stacks first: then the chunk that uses them. */
-int pw_flush_then(struct pwriter *w, uint32_t type, const struct buf *b)
+int pw_flush_then(struct pwriter *w, uint32_t type, uint32_t flags, const struct buf *b)
 {
 	int err = flush_strings(w);
 
@@ -350,7 +352,7 @@ int pw_flush_then(struct pwriter *w, uint32_t type, const struct buf *b)
 	if (!err)
 		err = flush_list(w, CHUNK_STACKS, CHUNK_F_CRITICAL, &w->stacks_chunk, &w->nstacks_pending);
 	if (!err)
-		err = b->oom ? -ENOMEM : store_write_chunk(w->o.fd, type, CHUNK_F_CRITICAL, b->data, b->len);
+		err = b->oom ? -ENOMEM : store_write_chunk(w->o.fd, type, flags, b->data, b->len);
 	return err;
 }
 

@@ -4,6 +4,7 @@
 
 /* Shared by lib/pwriter.c (locks) and lib/pwriter_samples.c (sampler). */
 #include "buf.h"
+#include "ctable.h"
 #include "profile.h"
 
 struct pw_ustack {		/* a user stack as written, kept to symbolize it */
@@ -28,6 +29,8 @@ struct pwriter {
 	struct htab lock_names;	/* uint64 lock address -> name id + 1 */
 	struct htab ustacks;	/* int32 file stack id -> struct pw_ustack */
 	struct htab upcs;	/* struct pw_upc -> uint8: seen as a leaf (the sampled PC) */
+	struct htab tstacks;	/* struct tstack -> int32 file stack id (tables) */
+	int32_t ntstacks;
 	struct buf ksyms_chunk;
 	uint32_t nksyms_pending;
 	struct buf stacks_chunk;
@@ -36,6 +39,6 @@ struct pwriter {
 
 uint32_t pw_intern(struct pwriter *w, const char *s);
 void pw_note_stack(struct pwriter *w, int32_t id, const uint64_t *frames, int n, bool kernel);
-int pw_flush_then(struct pwriter *w, uint32_t type, const struct buf *b);
+int pw_flush_then(struct pwriter *w, uint32_t type, uint32_t flags, const struct buf *b);
 
 #endif

@@ -79,7 +79,7 @@ int pwriter__samples(struct pwriter *w, uint64_t t0_ns, uint64_t t1_ns,
 		buf_put_svarint(&b, u);
 		buf_put_varint(&b, r->count);
 	}
-	err = pw_flush_then(w, CHUNK_SAMPLES, &b);
+	err = pw_flush_then(w, CHUNK_SAMPLES, CHUNK_F_CRITICAL, &b);
 	buf_free(&b);
 	return err;
 }
@@ -104,7 +104,7 @@ int pwriter__mappings(struct pwriter *w, const struct mapping *maps, size_t n,
 		buf_put_varint(&b, maps[i].build_id_len);
 		buf_put(&b, maps[i].build_id, maps[i].build_id_len);
 	}
-	err = pw_flush_then(w, CHUNK_MAPPING, &b);
+	err = pw_flush_then(w, CHUNK_MAPPING, CHUNK_F_CRITICAL, &b);
 	buf_free(&b);
 	return err;
 }
@@ -150,7 +150,7 @@ int pwriter__usyms(struct pwriter *w)
 		w->o.resolve_user(w->o.resolve_ctx, pc->tgid, *leaf ? pc->addr : pc->addr - 1, &u);
 		put_usym(w, &b, pc, &u);
 	}
-	err = pw_flush_then(w, CHUNK_USYMS, &b);
+	err = pw_flush_then(w, CHUNK_USYMS, CHUNK_F_CRITICAL, &b);
 	buf_free(&b);
 	return err;
 }

@@ -16,7 +16,7 @@ const char *chunk_type_name(uint32_t type)
 		[CHUNK_KSYMS] = "KSYMS", [CHUNK_STACKS] = "STACKS",
 		[CHUNK_LOCKSTAT] = "LOCKSTAT", [CHUNK_LOST] = "LOST",
 		[CHUNK_END] = "END", [CHUNK_SAMPLES] = "SAMPLES",
-		[CHUNK_MAPPING] = "MAPPING", [CHUNK_USYMS] = "USYMS",
+		[CHUNK_MAPPING] = "MAPPING", [CHUNK_USYMS] = "USYMS", [CHUNK_TABLE] = "TABLE",
 	};
 
 	if (type < sizeof(names) / sizeof(names[0]) && names[type])

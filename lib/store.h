@@ -31,6 +31,7 @@ enum chunk_type {
 	CHUNK_SAMPLES = 8,
 	CHUNK_MAPPING = 9,
 	CHUNK_USYMS = 10,
+	CHUNK_TABLE = 11,
 };
 
 const char *chunk_type_name(uint32_t type);

@@ -108,10 +108,14 @@ static void usage(FILE *f)
 		"  -a, --all-cpus         record the whole system (with a COMMAND: while it runs)\n"
 		"  -p, --pid PID          record process PID and the processes it forks\n"
 		"  -d, --duration SECS    stop after SECS seconds\n"
-		"  -e, --events LIST      probe families: locks, sample (default locks,sample)\n"
+		"  -e, --events LIST      probe families: locks, sample, mmap_lock, fd, pagecache,\n"
+		"                         hold (default locks,sample; mmap_lock comes with locks)\n"
+		"      --hold             add hold times of kernel mutexes, rwsems and spinlocks\n"
+		"                         (fentry, else kprobes; costly: the cost is printed)\n"
 		"  -F, --freq HZ          samples per second per CPU (default 99)\n"
 		"  -t, --per-thread       aggregate lock waits per task too (pid, tid, comm)\n"
-		"      --attach MODE      auto, tp, tp_btf or tracepoint (default auto)\n"
+		"      --attach MODE      auto, tp, tp_btf, tracepoint, fentry or kprobe (default\n"
+		"                         auto); fentry/kprobe choose how fd and hold attach\n"
 		"      --bucket SECS      drain the kernel maps every SECS (default 1)\n"
 		"      --stack-rate N     kernel stacks taken per second per CPU (default 1000;\n"
 		"                         0: one for every wait); waits are always all counted\n"
@@ -123,7 +127,7 @@ static void usage(FILE *f)
 		"The workload's exit status becomes lockstat's (128+N when killed by signal N).\n");
 }
 
-enum { OPT_ATTACH = 1000, OPT_BUCKET, OPT_STACK_RATE };
+enum { OPT_ATTACH = 1000, OPT_BUCKET, OPT_STACK_RATE, OPT_HOLD };
 
 static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -134,6 +138,7 @@ static const struct option long_opts[] = {
 	{ "events", required_argument, NULL, 'e' },
 	{ "freq", required_argument, NULL, 'F' },
 	{ "attach", required_argument, NULL, OPT_ATTACH },
+	{ "hold", no_argument, NULL, OPT_HOLD },
 	{ "bucket", required_argument, NULL, OPT_BUCKET },
 	{ "stack-rate", required_argument, NULL, OPT_STACK_RATE },
 	{ "map-entries", required_argument, NULL, 'M' },
@@ -167,11 +172,18 @@ static int parse_one(struct record_opts *o, int opt, const char *arg)
 	case 'e': {
 		const char *bad;
 
-		if (!family_parse(arg, &o->families, &bad))
+		unsigned int hold = o->families & FAMILY_HOLD;
+
+		if (!family_parse(arg, &o->families, &bad)) {
+			o->families |= hold;
 			return 0;
-		pr_err("--events: unknown probe family '%s' (locks, sample)\n", bad);
+		}
+		pr_err("--events: unknown probe family '%s' (%s)\n", bad, family_names_list());
 		return -EINVAL;
 	}
+	case OPT_HOLD:
+		o->families |= FAMILY_HOLD;
+		return 0;
 	case 'F':
 		if (parse_ulong("--freq", arg, 100000, &o->sample_freq))
 			return -EINVAL;
@@ -181,8 +193,8 @@ static int parse_one(struct record_opts *o, int opt, const char *arg)
 		}
 		return 0;
 	case OPT_ATTACH:
-		if (attach_mode_parse(arg, &o->mode) || o->mode == ATTACH_FENTRY || o->mode == ATTACH_KPROBE) {
-			pr_err("--attach: '%s' is not one of auto, tp, tp_btf, tracepoint (lock waits are only traced through tracepoints)\n", arg);
+		if (attach_mode_parse(arg, &o->mode)) {
+			pr_err("--attach: '%s' is not one of auto, tp, tp_btf, tracepoint, fentry, kprobe\n", arg);
 			return -EINVAL;
 		}
 		return 0;
@@ -437,11 +449,12 @@ static char *family_text(const struct recorder *r, enum family f, char *buf, siz
 static int write_meta(struct recorder *r)
 {
 	char cpus[16], bucket[32], command[1024], target[64], started[64], rate[24], freq[24];
-	char lmode[300], smode[300];
+	char modes[FAMILY_COUNT][300], keys[FAMILY_COUNT][32];
 	struct utsname u;
 	time_t t = time(NULL);
-	struct kv kv[16];
+	struct kv kv[16 + FAMILY_COUNT];
 	size_t n = 0;
+	int i;
 
 	uname(&u);
 	snprintf(cpus, sizeof(cpus), "%ld", sysconf(_SC_NPROCESSORS_ONLN));
@@ -467,8 +480,12 @@ static int write_meta(struct recorder *r)
 	kv[n++] = (struct kv){ "stack_rate", rate };
 	snprintf(freq, sizeof(freq), "%lu", r->o.sample_freq);
 	kv[n++] = (struct kv){ "sample_freq", freq };
-	kv[n++] = (struct kv){ "probe.contention", family_text(r, FAMILY_LOCKS, lmode, sizeof(lmode)) };
-	kv[n++] = (struct kv){ "probe.sample", family_text(r, FAMILY_SAMPLE, smode, sizeof(smode)) };
+	for (i = 0; i < FAMILY_COUNT; i++) {
+		/* "probe.contention" predates the family names: kept for old readers. */
+		snprintf(keys[i], sizeof(keys[i]), "probe.%s",
+			 i == 0 ? "contention" : family_name(1 << i));
+		kv[n++] = (struct kv){ keys[i], family_text(r, 1 << i, modes[i], sizeof(modes[i])) };
+	}
 	return pwriter__meta(r->w, kv, n);
 }
 
@@ -570,6 +587,8 @@ static void write_rows(struct recorder *r, const struct snapshot *s, uint64_t t)
 		note_write_error(r, capture_mappings(r, s->samples, s->nsamples));
 	if (!r->write_err && collector__status(r->col, FAMILY_SAMPLE)->attached)
 		note_write_error(r, pwriter__samples(r->w, t0, t1, s->samples, s->nsamples));
+	for (i = 0; i < s->ntables && !r->write_err; i++)
+		note_write_error(r, pwriter__table(r->w, t0, t1, &s->tables[i]));
 	if (!r->write_err)
 		note_write_error(r, write_lost(r));
 	r->last_t = t;
@@ -700,9 +719,11 @@ static int attach_probes(struct recorder *r)
 		.stack_rate = r->o.stack_rate,
 		.families = r->o.families,
 		.sample_freq = r->o.sample_freq,
+		/* The opt-in families are the costly ones: say what they cost. */
+		.probe_stats = r->o.families & (FAMILY_FD | FAMILY_PAGECACHE | FAMILY_HOLD),
 	};
 	char why[600] = "", mode[300];
-	int err;
+	int err, i;
 
 	features_probe(&r->feat);
 	if (!r->feat.r[FEAT_TP_SCHED].ok && co.filter_targets)
@@ -713,18 +734,20 @@ static int attach_probes(struct recorder *r)
 		return err;
 	}
 	/* A family that cannot attach is named; the others go on. */
-	if (collector__status(r->col, FAMILY_LOCKS)->wanted && !collector__status(r->col, FAMILY_LOCKS)->attached)
-		pr_warn("locks: %s\n", family_text(r, FAMILY_LOCKS, mode, sizeof(mode)));
-	if (collector__status(r->col, FAMILY_SAMPLE)->wanted && !collector__status(r->col, FAMILY_SAMPLE)->attached)
-		pr_warn("sample: %s\n", family_text(r, FAMILY_SAMPLE, mode, sizeof(mode)));
+	for (i = 0; i < FAMILY_COUNT; i++) {
+		const struct family_status *st = collector__status(r->col, 1 << i);
+
+		if (st->wanted && !st->attached)
+			pr_warn("%s: %s\n", family_name(1 << i), family_text(r, 1 << i, mode, sizeof(mode)));
+		else if (st->attached)
+			pr_info("%s: %s\n", family_name(1 << i), st->mode);
+	}
 	if (r->wl.pid)
 		err = collector__add_target(r->col, r->wl.pid);
 	else if (r->o.pid)
 		err = collector__add_target(r->col, r->o.pid);
 	if (err)
 		pr_err("cannot follow the workload: %s\n", strerror(-err));
-	pr_info("locks: %s, sample: %s\n", family_text(r, FAMILY_LOCKS, why, 300),
-		family_text(r, FAMILY_SAMPLE, mode, sizeof(mode)));
 	return err;
 }
 
@@ -808,6 +831,29 @@ static void say_summary(const struct recorder *r)
 		  (r->last_t - r->t0) / 1e9, r->contended, r->samples, r->o.output, st.st_size / 1024.0);
 }
 
+/* What the probes cost, measured by the kernel (kernel.bpf_stats). */
+static void say_costs(const struct recorder *r)
+{
+	struct probe_cost pc[FAMILY_COUNT];
+	double secs = (r->last_t - r->t0) / 1e9;
+	int i, n;
+
+	n = collector__costs(r->col, pc, FAMILY_COUNT);
+	if (n == -EOPNOTSUPP)
+		return;
+	if (n < 0) {
+		pr_warn("probe cost unknown: %s\n", strerror(-n));
+		return;
+	}
+	for (i = 0; i < n && secs > 0; i++) {
+		double rate = pc[i].events / secs;
+		double ns = pc[i].events ? (double)pc[i].run_ns / pc[i].events : 0;
+
+		pr_notice("probe cost: %-9s %10.0f events/s x %6.0f ns = %5.2f %% of one CPU\n",
+			  family_name(pc[i].family), rate, ns, pc[i].run_ns / secs / 1e7);
+	}
+}
+
 static int record(struct recorder *r)
 {
 	int err, code;
@@ -842,6 +888,7 @@ static int record(struct recorder *r)
 	if (r->write_err)
 		return EXIT_FAIL;
 	say_summary(r);
+	say_costs(r);
 	return r->wl.pid ? workload_exit_code(r) : EXIT_OK;
 
 err_kill:
@@ -858,7 +905,7 @@ int cmd_record(int argc, char **argv)
 {
 	struct recorder r = {
 		.o = { .output = "lockstat.data", .bucket = 1.0, .mode = ATTACH_AUTO,
-		       .stack_rate = 1000, .families = FAMILY_ALL, .sample_freq = 99 },
+		       .stack_rate = 1000, .families = FAMILY_DEFAULT, .sample_freq = 99 },
 		.fd = -1, .sigfd = -1, .pidfd = -1,
 	};
 	int err, code;
@@ -872,6 +919,8 @@ int cmd_record(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
+	if (r.o.families & FAMILY_LOCKS)	/* its hold times come with the lock waits */
+		r.o.families |= FAMILY_MMAP_LOCK;
 	ksyms_init(&r.ks);
 	maps_cache__init(&r.maps, 1024);
 	code = record(&r);
