@@ -118,6 +118,36 @@ static __always_inline int on_start(struct mm_struct *mm, bool write)
 	return 0;
 }
 
+/* Close the hold that started at p->acquired_ns, in its own row. */
+static __always_inline void account_hold(struct pending *p, __u64 now)
+{
+	struct mmap_val *v = row_of(&p->row);
+	__u64 hold = now - p->acquired_ns;
+
+	if (!v)
+		return;
+	v->held++;
+	v->hold_ns += hold;
+	if (hold > v->hold_max_ns)
+		v->hold_max_ns = hold;
+}
+
+/*
+ * mmap_write_downgrade() reports a read acquisition while the task still
+ * has the write one: the write hold ends there, the read hold begins.
+ */
+static __always_inline void end_downgraded(struct pending_key pk, __u64 now)
+{
+	struct pending *w;
+
+	pk.write = 1;
+	w = bpf_map_lookup_elem(&pending, &pk);
+	if (!w || !w->acquired_ns)
+		return;
+	account_hold(w, now);
+	bpf_map_delete_elem(&pending, &pk);
+}
+
 static __always_inline int on_acquired(void *ctx, struct mm_struct *mm, bool write, bool ok)
 {
 	__u64 now = bpf_ktime_get_ns(), wait = 0;
@@ -132,6 +162,8 @@ static __always_inline int on_acquired(void *ctx, struct mm_struct *mm, bool wri
 		return 0;
 	pk.lock_addr = lock_of(mm);
 	pk.write = write;
+	if (!write && ok)
+		end_downgraded(pk, now);
 	p = bpf_map_lookup_elem(&pending, &pk);
 	fresh = !p;
 	if (fresh) {		/* a trylock: no start_locking */
@@ -172,10 +204,8 @@ static __always_inline int on_released(struct mm_struct *mm, bool write)
 {
 	struct pending_key pk;
 	struct pending *p;
-	struct mmap_val *v;
 	struct mmap_lost *l;
 	__u32 tgid;
-	__u64 hold;
 
 	if (!wanted(&tgid, &pk.tid))
 		return 0;
@@ -187,14 +217,7 @@ static __always_inline int on_released(struct mm_struct *mm, bool write)
 			l->no_acquire++;
 		return 0;
 	}
-	hold = bpf_ktime_get_ns() - p->acquired_ns;
-	v = row_of(&p->row);
-	if (v) {
-		v->held++;
-		v->hold_ns += hold;
-		if (hold > v->hold_max_ns)
-			v->hold_max_ns = hold;
-	}
+	account_hold(p, bpf_ktime_get_ns());
 	bpf_map_delete_elem(&pending, &pk);
 	return 0;
 }

@@ -461,6 +461,21 @@ int ptable__col(const struct ptable *t, const char *name)
 	return -1;
 }
 
+const char *profile__caller(const struct profile *p, int32_t stack_id, char *buf, size_t len)
+{
+	const struct stack *s = stack_id >= 0 ? profile__stack(p, stack_id) : NULL;
+	uint32_t i;
+
+	snprintf(buf, len, "%s", s ? "[unknown]" : "[no stack]");
+	for (i = 0; s && i < s->nframes; i++) {
+		if (ksyms_is_lock_function(&p->ksyms, s->frames[i]))
+			continue;
+		ksyms_format(&p->ksyms, s->frames[i], buf, len);
+		break;
+	}
+	return buf;
+}
+
 static int read_end(struct profile *p, struct cursor *c)
 {
 	p->end_duration_ns = cursor_varint(c);

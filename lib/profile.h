@@ -221,6 +221,12 @@ const struct mapping *profile__mapping(const struct profile *p, uint32_t tgid, u
 const struct ptable *profile__table(const struct profile *p, const char *name);
 /* The index of a column, or -1. */
 int ptable__col(const struct ptable *t, const char *name);
+/*
+ * Who took a lock, from a kernel stack of the file: the first frame
+ * outside the locking primitives, as "function+0xoff"; "[no stack]" for
+ * a negative id.
+ */
+const char *profile__caller(const struct profile *p, int32_t stack_id, char *buf, size_t len);
 
 /* Writer. */
 struct pwriter;

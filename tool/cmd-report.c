@@ -28,7 +28,8 @@ static void usage(FILE *f)
 		"usage: lockstat report [OPTIONS]\n"
 		"\n"
 		"  -i, --input FILE       profile to read (default lockstat.data)\n"
-		"  -V, --view VIEW        locks (default) or hits (the sampled functions)\n"
+		"  -V, --view VIEW        locks (default), hits (the sampled functions), or\n"
+		"                         tables (the counter tables as recorded)\n"
 		"  -k, --sort KEY         locks: wait_total (default), contended, wait_max, wait_avg,\n"
 		"                         wait_min, name; hits: samples (default), name\n"
 		"  -n, --top N            only the first N locks\n"
@@ -46,6 +47,8 @@ static void usage(FILE *f)
 		"      --callers FUNC     who calls FUNC, by samples\n"
 		"      --callees FUNC     whom FUNC calls, by samples\n"
 		"      --lines            one row per source line (file:line) instead of per function\n"
+		"tables view:\n"
+		"      --table NAME       only this table (needed for json and csv)\n"
 		"  -f, --format FMT       text (default), json or csv\n"
 		"  -v, --verbose          say more\n"
 		"  -q, --quiet            no warnings\n"
@@ -53,7 +56,8 @@ static void usage(FILE *f)
 }
 
 enum { OPT_HIST = 1000, OPT_STACKS, OPT_LOCK, OPT_CALLER, OPT_TYPE, OPT_PID, OPT_COMM,
-       OPT_KERNEL, OPT_USER, OPT_MODULE, OPT_CALLERS, OPT_CALLEES, OPT_LINES };
+       OPT_KERNEL, OPT_USER, OPT_MODULE, OPT_CALLERS, OPT_CALLEES, OPT_LINES,
+       OPT_TABLE };
 
 static const struct option long_opts[] = {
 	{ "input", required_argument, NULL, 'i' },
@@ -73,6 +77,7 @@ static const struct option long_opts[] = {
 	{ "callers", required_argument, NULL, OPT_CALLERS },
 	{ "callees", required_argument, NULL, OPT_CALLEES },
 	{ "lines", no_argument, NULL, OPT_LINES },
+	{ "table", required_argument, NULL, OPT_TABLE },
 	{ "format", required_argument, NULL, 'f' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -96,6 +101,35 @@ static int parse_type(const char *s)
 	return -EINVAL;
 }
 
+/* One entry per view: --view NAME selects it, print() shows it. */
+static const struct {
+	const char *name;
+	enum report_view view;
+	int (*print)(const struct report *r);	/* NULL: the locks view, here */
+} views[] = {
+	{ "locks", VIEW_LOCKS, NULL },
+	{ "hits", VIEW_HITS, print_hits },
+	{ "tables", VIEW_TABLES, print_tables },
+};
+
+#define NVIEWS	(sizeof(views) / sizeof(views[0]))
+
+static int parse_view(struct report_opts *o, const char *arg)
+{
+	char names[128];
+	size_t i, used = 0;
+
+	for (i = 0; i < NVIEWS; i++) {
+		if (!strcmp(arg, views[i].name)) {
+			o->view = views[i].view;
+			return 0;
+		}
+		used += snprintf(names + used, sizeof(names) - used, "%s%s", i ? ", " : "", views[i].name);
+	}
+	pr_err("--view: '%s' is not one of %s\n", arg, names);
+	return -EINVAL;
+}
+
 static int parse_one(struct report_opts *o, int opt, const char *arg)
 {
 	unsigned long v;
@@ -113,13 +147,9 @@ static int parse_one(struct report_opts *o, int opt, const char *arg)
 	case OPT_CALLERS: o->graph_func = arg; o->graph_callers = true; return 0;
 	case OPT_CALLEES: o->graph_func = arg; o->graph_callers = false; return 0;
 	case OPT_LINES: o->lines = true; return 0;
+	case OPT_TABLE: o->table = arg; return 0;
 	case 'V':
-		if (!strcmp(arg, "locks") || !strcmp(arg, "hits")) {
-			o->view = strcmp(arg, "locks") ? VIEW_HITS : VIEW_LOCKS;
-			return 0;
-		}
-		pr_err("--view: '%s' is not locks or hits\n", arg);
-		return -EINVAL;
+		return parse_view(o, arg);
 	case 'v': log_verbosity++; return 0;
 	case 'q': log_verbosity = -1; return 0;
 	case OPT_TYPE:
@@ -151,11 +181,15 @@ static int check_view_options(struct report_opts *o)
 	bool hits_opt = o->hits.kernel_only || o->hits.user_only || o->hits.module || o->graph_func || o->lines;
 	bool locks_opt = o->hist || o->stacks || o->filter.lock || o->filter.caller || o->filter.type;
 
-	if (o->view == VIEW_LOCKS && hits_opt) {
+	if (o->view != VIEW_HITS && hits_opt) {
 		pr_err("--kernel, --user, --module, --callers, --callees and --lines need --view hits\n");
 		return -EINVAL;
 	}
-	if (o->view == VIEW_HITS && locks_opt) {
+	if (o->table && o->view != VIEW_TABLES) {
+		pr_err("--table needs --view tables\n");
+		return -EINVAL;
+	}
+	if (o->view != VIEW_LOCKS && locks_opt) {
 		pr_err("--hist, --stacks, --lock, --caller and --type belong to the locks view\n");
 		return -EINVAL;
 	}
@@ -225,7 +259,7 @@ static int load(struct report *r)
 	per_task = profile__meta(r->p, "per_task");
 	cpus = profile__meta(r->p, "cpus");
 	r->cpu_ns = (double)profile__duration_ns(r->p) * (cpus ? atoi(cpus) : 1);
-	if (r->o.view == VIEW_HITS)
+	if (r->o.view != VIEW_LOCKS)
 		return 0;
 	if ((r->o.filter.pid >= 0 || r->o.filter.comm) && (!per_task || strcmp(per_task, "1"))) {
 		pr_err("--pid and --comm need a profile recorded with -t (per task)\n");
@@ -582,6 +616,22 @@ static void print_json(const struct report *r)
 	jw_free(jw);
 }
 
+static int print_view(struct report *r)
+{
+	size_t i;
+
+	for (i = 0; i < NVIEWS; i++)
+		if (views[i].view == r->o.view && views[i].print)
+			return views[i].print(r);
+	if (r->o.format == OUT_JSON)
+		print_json(r);
+	else if (r->o.format == OUT_CSV)
+		print_csv(r);
+	else
+		print_text(r);
+	return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report r = {
@@ -597,16 +647,8 @@ int cmd_report(int argc, char **argv)
 	}
 	log_set_json_errors(r.o.format == OUT_JSON);
 	err = load(&r);
-	if (!err && r.o.view == VIEW_HITS) {
-		err = print_hits(&r);
-	} else if (!err) {
-		if (r.o.format == OUT_JSON)
-			print_json(&r);
-		else if (r.o.format == OUT_CSV)
-			print_csv(&r);
-		else
-			print_text(&r);
-	}
+	if (!err)
+		err = print_view(&r);
 	lock_view__free(&r.view);
 	profile__free(r.p);
 	return err ? EXIT_FAIL : EXIT_OK;

@@ -9,7 +9,8 @@
 #include "view_hits.h"
 #include "view_locks.h"
 
-enum report_view { VIEW_LOCKS, VIEW_HITS };
+/* Each view is one entry of views[] in cmd-report.c. */
+enum report_view { VIEW_LOCKS, VIEW_HITS, VIEW_TABLES };
 
 struct report_opts {
 	const char *input;
@@ -26,6 +27,7 @@ struct report_opts {
 	struct hits_filter hits;
 	const char *graph_func;	/* --callers / --callees */
 	bool graph_callers;
+	const char *table;	/* --view tables: only this one */
 };
 
 struct report {
@@ -40,5 +42,6 @@ void print_header(const struct report *r);
 void json_meta(struct json_writer *jw, const struct report *r);
 void json_lost(struct json_writer *jw, const struct profile *p);
 int print_hits(const struct report *r);
+int print_tables(const struct report *r);
 
 #endif
