@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
 #include <fnmatch.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "buf.h"
 #include "locktype.h"
 #include "view_locks.h"
 
@@ -140,6 +144,212 @@ static int add_row(struct lock_view *v, struct htab *index, const struct lock_ro
 	return 0;
 }
 
+const char *lock_view__str(const struct lock_view *v, uint32_t id)
+{
+	if (id < v->p->nstrs)
+		return profile__str(v->p, id);
+	id -= v->p->nstrs;
+	return id < v->nxstrs ? v->xstrs[id] : "";
+}
+
+/* The id of a name: the profile's when it has the string, else the view's own. */
+static int intern(struct lock_view *v, const char *s, uint32_t *id)
+{
+	size_t i;
+
+	for (i = 0; i < v->p->nstrs; i++) {
+		if (!strcmp(v->p->strs[i], s)) {
+			*id = i;
+			return 0;
+		}
+	}
+	for (i = 0; i < v->nxstrs; i++) {
+		if (!strcmp(v->xstrs[i], s)) {
+			*id = v->p->nstrs + i;
+			return 0;
+		}
+	}
+	if (grow_array((void **)&v->xstrs, &v->xstrs_cap, v->nxstrs + 1, sizeof(char *)))
+		return -ENOMEM;
+	v->xstrs[v->nxstrs] = strdup(s);
+	if (!v->xstrs[v->nxstrs])
+		return -ENOMEM;
+	*id = v->p->nstrs + v->nxstrs++;
+	return 0;
+}
+
+double hold_con_pct(const struct lock_row_val *w, const struct hold_val *h)
+{
+	return h->has_hold && h->acquired ? 100.0 * w->count / h->acquired : NAN;
+}
+
+static void hold_merge(struct hold_val *dst, const struct hold_val *src)
+{
+	dst->has_hold = true;
+	dst->acquired += src->acquired;
+	dst->held += src->held;
+	dst->hold_ns += src->hold_ns;
+	if (src->hold_max_ns > dst->hold_max_ns)
+		dst->hold_max_ns = src->hold_max_ns;
+}
+
+/* Lock address -> name string id, from the contention rows and lock_names tables. */
+static int index_names(const struct profile *p, struct htab *names)
+{
+	const struct ptable *t = profile__table(p, "lock_names");
+	const struct lock_row_key *k;
+	const uint64_t *row;
+	int lc = ptable__col(t, "lock"), nc = ptable__col(t, "name");
+	size_t it = 0;
+	uint32_t *id;
+
+	while (htab_next(&p->rows, &it, (const void **)&k)) {
+		if (!(id = htab_get(names, &k->lock_addr, NULL)))
+			return -ENOMEM;
+		*id = k->name + 1;
+	}
+	for (it = 0; t && lc >= 0 && nc >= 0 && (row = htab_next(&t->rows, &it, NULL));) {
+		if (!(id = htab_get(names, &row[lc], NULL)))
+			return -ENOMEM;
+		if (!*id || profile__str(p, *id - 1)[0] == '0')	/* better than an address */
+			*id = row[nc] + 1;
+	}
+	return 0;
+}
+
+/* The flags the contention rows give the same lock, from the hold family's kind. */
+static uint32_t kind_flags(uint64_t kind)
+{
+	static const uint32_t flags[] = { 0, LCB_F_SPIN, LCB_F_MUTEX, LCB_F_READ, LCB_F_WRITE };
+
+	return kind < sizeof(flags) / sizeof(flags[0]) ? flags[kind] : 0;
+}
+
+struct hold_source {
+	const char *table;
+	const char *fixed_name;	/* every lock of the table has this name */
+	const char *kind_col;	/* the hold family's kind, or mmap_lock's "write" */
+};
+
+static const struct hold_source hold_sources[] = {
+	{ "mmap_lock", "mm_struct.mmap_lock", "write" },
+	{ "hold", NULL, "kind" },
+};
+
+static int hold_name(struct lock_view *v, const struct htab *names, uint64_t addr,
+		     const char *caller, uint32_t *id)
+{
+	const uint32_t *known = htab_find(names, &addr);
+	const struct ksym *sym = ksyms_find_data(&v->p->ksyms, addr);
+	char name[320], func[256];
+
+	if (known && *known) {
+		*id = *known - 1;
+		return 0;
+	}
+	if (sym && sym->addr == addr) {
+		snprintf(name, sizeof(name), "%s", sym->name);
+	} else {
+		snprintf(func, sizeof(func), "%s", caller);
+		func[strcspn(func, "+")] = '\0';
+		snprintf(name, sizeof(name), "0x%" PRIx64 "@%s", addr, func);
+	}
+	return intern(v, name, id);
+}
+
+static size_t func_len(const char *s)
+{
+	return strcspn(s, "+");
+}
+
+/*
+ * The contention caller in the same function: the wait is seen at the
+ * call of the lock function, the acquisition at the tracepoint or the
+ * return, a few bytes apart in one caller.
+ */
+static struct lock_part *same_function(const struct lock_view *v, struct lock_entry *e, const char *caller)
+{
+	size_t i, n = func_len(caller);
+
+	for (i = 0; i < e->ncallers; i++) {
+		const char *c = lock_view__str(v, e->callers[i].caller);
+
+		if (func_len(c) == n && !strncmp(c, caller, n) && caller[0] != '[')
+			return &e->callers[i];
+	}
+	return NULL;
+}
+
+static int add_hold_row(struct lock_view *v, struct htab *index, const struct htab *names,
+			const struct hold_source *src, const struct ptable *t, const uint64_t *row,
+			const struct lock_filter *f)
+{
+	int lc = ptable__col(t, "lock"), sc = ptable__col(t, "stack"), kc = ptable__col(t, src->kind_col);
+	int ac = ptable__col(t, "acquired"), hc = ptable__col(t, "held");
+	int nc = ptable__col(t, "hold_ns"), mc = ptable__col(t, "hold_max_ns");
+	struct hold_val h = { .has_hold = true };
+	char caller[256];
+	uint32_t name, caller_id, flags;
+	struct lock_entry *e;
+	struct lock_part *c;
+	int err;
+
+	if (lc < 0 || sc < 0 || kc < 0 || ac < 0 || hc < 0 || nc < 0 || mc < 0)
+		return 0;	/* not the columns this lockstat knows */
+	flags = src->fixed_name ? (row[kc] ? LCB_F_WRITE : LCB_F_READ) : kind_flags(row[kc]);
+	profile__caller(v->p, (int32_t)row[sc], caller, sizeof(caller));
+	if (src->fixed_name)
+		err = intern(v, src->fixed_name, &name);
+	else
+		err = hold_name(v, names, row[lc], caller, &name);
+	if (!err)
+		err = intern(v, caller, &caller_id);
+	if (err)
+		return err;
+	if (!glob_ok(f->lock, lock_view__str(v, name)) || !glob_ok(f->caller, caller) ||
+	    (f->type && !lock_type_matches(f->type, flags)))
+		return 0;
+	h.acquired = row[ac];
+	h.held = row[hc];
+	h.hold_ns = row[nc];
+	h.hold_max_ns = row[mc];
+	e = find_lock(v, index, name, flags);
+	if (!e)
+		return -ENOMEM;
+	c = same_function(v, e, caller);
+	if (!c)
+		c = find_part(&e->callers, &e->ncallers, caller_id, 0);
+	if (!c)
+		return -ENOMEM;
+	hold_merge(&e->h, &h);
+	hold_merge(&c->h, &h);
+	hold_merge(&v->hold_total, &h);
+	v->has_hold = true;
+	return 0;
+}
+
+/* Per-task filters cannot apply to hold tables, which are per lock. */
+static int add_holds(struct lock_view *v, struct htab *index, const struct lock_filter *f)
+{
+	struct htab names;
+	size_t i, it;
+	int err = 0;
+
+	if (f->pid >= 0 || f->comm)
+		return 0;
+	htab_init(&names, sizeof(uint64_t), sizeof(uint32_t));
+	err = index_names(v->p, &names);
+	for (i = 0; !err && i < sizeof(hold_sources) / sizeof(hold_sources[0]); i++) {
+		const struct ptable *t = profile__table(v->p, hold_sources[i].table);
+		const uint64_t *row;
+
+		for (it = 0; !err && t && (row = htab_next(&t->rows, &it, NULL));)
+			err = add_hold_row(v, index, &names, &hold_sources[i], t, row, f);
+	}
+	htab_free(&names);
+	return err;
+}
+
 int lock_view__build(struct lock_view *v, const struct profile *p, const struct lock_filter *f)
 {
 	const struct lock_row_key *k;
@@ -154,6 +364,8 @@ int lock_view__build(struct lock_view *v, const struct profile *p, const struct 
 	while (!err && (val = htab_next(&p->rows, &it, (const void **)&k)))
 		if (row_matches(p, k, f))
 			err = add_row(v, &index, k, val);
+	if (!err)
+		err = add_holds(v, &index, f);
 	htab_free(&index);
 	if (err)
 		lock_view__free(v);
@@ -161,7 +373,7 @@ int lock_view__build(struct lock_view *v, const struct profile *p, const struct 
 }
 
 static enum lock_sort sort_key;
-static const struct profile *sort_profile;
+static const struct lock_view *sort_view;
 
 static int cmp_val(const struct lock_row_val *a, const struct lock_row_val *b)
 {
@@ -187,7 +399,7 @@ static int cmp_part(const void *a, const void *b)
 	const struct lock_part *x = a, *y = b;
 	int c = cmp_val(&x->v, &y->v);
 
-	return c ? c : strcmp(profile__str(sort_profile, x->caller), profile__str(sort_profile, y->caller));
+	return c ? c : strcmp(lock_view__str(sort_view, x->caller), lock_view__str(sort_view, y->caller));
 }
 
 static int cmp_lock(const void *a, const void *b)
@@ -196,7 +408,7 @@ static int cmp_lock(const void *a, const void *b)
 	int c = sort_key == SORT_NAME ? 0 : cmp_val(&x->v, &y->v);
 
 	if (!c)
-		c = strcmp(profile__str(sort_profile, x->name), profile__str(sort_profile, y->name));
+		c = strcmp(lock_view__str(sort_view, x->name), lock_view__str(sort_view, y->name));
 	return c ? c : (x->flags > y->flags) - (x->flags < y->flags);
 }
 
@@ -208,7 +420,7 @@ void lock_view__sort(struct lock_view *v, enum lock_sort key)
 	if (!v->nlocks)
 		return;
 	sort_key = key;
-	sort_profile = v->p;
+	sort_view = v;
 	qsort(v->locks, v->nlocks, sizeof(*v->locks), cmp_lock);
 	for (i = 0; i < v->nlocks; i++) {
 		qsort(v->locks[i].callers, v->locks[i].ncallers, sizeof(struct lock_part), cmp_part);
@@ -225,5 +437,8 @@ void lock_view__free(struct lock_view *v)
 		free(v->locks[i].stacks);
 	}
 	free(v->locks);
+	for (i = 0; i < v->nxstrs; i++)
+		free(v->xstrs[i]);
+	free(v->xstrs);
 	memset(v, 0, sizeof(*v));
 }

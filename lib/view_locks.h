@@ -17,16 +17,31 @@ struct lock_filter {
 	long pid;		/* -1 = any; matches tgid or tid */
 };
 
+/*
+ * Acquisitions and hold times, lockmeter's other half: from the tables of
+ * the mmap_lock family (always) and of the hold family (--hold). Zero
+ * acquisitions with has_hold false means "not measured", never "none".
+ */
+struct hold_val {
+	bool has_hold;
+	uint64_t acquired;
+	uint64_t held;		/* releases matched to an acquisition */
+	uint64_t hold_ns;
+	uint64_t hold_max_ns;
+};
+
 struct lock_part {		/* a caller or a stack of one lock */
-	uint32_t caller;	/* string id */
+	uint32_t caller;	/* string id: lock_view__str() */
 	int32_t stack_id;
 	struct lock_row_val v;
+	struct hold_val h;
 };
 
 struct lock_entry {
-	uint32_t name;		/* string id */
+	uint32_t name;		/* string id: lock_view__str() */
 	uint32_t flags;
 	struct lock_row_val v;
+	struct hold_val h;
 	struct lock_part *callers;
 	size_t ncallers;
 	struct lock_part *stacks;
@@ -47,12 +62,21 @@ struct lock_view {
 	struct lock_entry *locks;
 	size_t nlocks;
 	struct lock_row_val total;
+	struct hold_val hold_total;
+	bool has_hold;		/* some lock has hold data */
+	char **xstrs;		/* names made by the view: ids from p->nstrs on */
+	size_t nxstrs;
+	size_t xstrs_cap;
 };
 
 int lock_sort_parse(const char *s, enum lock_sort *key);
 int lock_view__build(struct lock_view *v, const struct profile *p, const struct lock_filter *f);
 void lock_view__sort(struct lock_view *v, enum lock_sort key);
 void lock_view__free(struct lock_view *v);
+/* A lock or caller name of the view: the profile's strings, then its own. */
+const char *lock_view__str(const struct lock_view *v, uint32_t id);
+/* Contended / acquired in percent, NAN when acquisitions were not measured. */
+double hold_con_pct(const struct lock_row_val *w, const struct hold_val *h);
 
 /* Approximate quantile q in [0,1] from the log2 histogram, within [min, max]. */
 uint64_t hist_quantile(const struct lock_row_val *v, double q);

@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -322,6 +323,69 @@ static const struct out_col csv_cols[] = {
 	{ "wait_pct_cpu", "%cpu", COL_PCT, 0, false },
 };
 
+/* lockmeter's hold columns, shown when the profile has hold data. */
+static const struct out_col hold_cols[] = {
+	{ "acquired", "acquired", COL_U64, 10, false },
+	{ "con_pct", "CON%", COL_PCT, 6, false },
+	{ "hold_avg_ns", "hold avg", COL_NS, 10, false },
+	{ "hold_max_ns", "hold max", COL_NS, 10, false },
+	{ "util_pct", "UTIL%", COL_PCT, 6, false },
+};
+
+#define NHOLD_COLS	(sizeof(hold_cols) / sizeof(hold_cols[0]))
+#define MAX_LOCK_COLS	24
+
+/* The base columns with the hold ones inserted before column at (text) or at the end. */
+static int lock_cols(const struct report *r, const struct out_col *base, int n, int at,
+		     struct out_col *out)
+{
+	int i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (i == at && r->view.has_hold) {
+			memcpy(out + k, hold_cols, sizeof(hold_cols));
+			k += NHOLD_COLS;
+		}
+		out[k] = base[i];
+		if (at < 0)
+			out[k].width = 0;
+		k++;
+	}
+	if (at < 0 && r->view.has_hold) {
+		for (i = 0; i < (int)NHOLD_COLS; i++, k++) {
+			out[k] = hold_cols[i];
+			out[k].width = 0;
+		}
+	}
+	return k;
+}
+
+static double util_pct(const struct report *r, const struct hold_val *h)
+{
+	double d = (double)profile__duration_ns(r->p);
+
+	return h->has_hold && d > 0 ? 100.0 * h->hold_ns / d : NAN;
+}
+
+static void put_hold(struct out_table *t, const struct report *r, const struct lock_row_val *v,
+		     const struct hold_val *h)
+{
+	if (!r->view.has_hold)
+		return;
+	if (!h->has_hold) {
+		int i;
+
+		for (i = 0; i < (int)NHOLD_COLS; i++)
+			out_table__none(t);
+		return;
+	}
+	out_table__u64(t, h->acquired);
+	out_table__pct(t, hold_con_pct(v, h));
+	out_table__ns(t, h->held ? h->hold_ns / h->held : 0);
+	out_table__ns(t, h->hold_max_ns);
+	out_table__pct(t, util_pct(r, h));
+}
+
 static void put_stats(struct out_table *t, const struct report *r, const struct lock_row_val *v, bool csv)
 {
 	out_table__u64(t, v->count);
@@ -336,10 +400,12 @@ static void put_stats(struct out_table *t, const struct report *r, const struct 
 }
 
 static void put_text_row(struct out_table *t, const struct report *r, int indent,
-			 const struct lock_row_val *v, const char *type, const char *name)
+			 const struct lock_row_val *v, const struct hold_val *h, const char *type,
+			 const char *name)
 {
 	out_table__row_begin(t, indent);
 	put_stats(t, r, v, false);
+	put_hold(t, r, v, h);
 	out_table__str(t, type);
 	out_table__str(t, name);
 	out_table__row_end(t);
@@ -347,7 +413,7 @@ static void put_text_row(struct out_table *t, const struct report *r, int indent
 
 static void put_csv_row(struct out_table *t, const struct report *r, const char *kind,
 			const char *lock, const char *type, const char *caller,
-			const struct lock_row_val *v)
+			const struct lock_row_val *v, const struct hold_val *h)
 {
 	out_table__row_begin(t, 0);
 	out_table__str(t, kind);
@@ -355,6 +421,7 @@ static void put_csv_row(struct out_table *t, const struct report *r, const char 
 	out_table__str(t, type);
 	out_table__str(t, caller);
 	put_stats(t, r, v, true);
+	put_hold(t, r, v, h);
 	out_table__row_end(t);
 }
 
@@ -370,8 +437,13 @@ void print_header(const struct report *r)
 	printf("# kernel %s %s, %s CPUs, %s, target %s%s%s\n", meta_or(p, "kernel", "?"),
 	       meta_or(p, "arch", ""), meta_or(p, "cpus", "?"), dur, meta_or(p, "target", "?"),
 	       *meta_or(p, "command", "") ? ": " : "", meta_or(p, "command", ""));
-	printf("# probes: contention=%s sample=%s\n", meta_or(p, "probe.contention", "not attached"),
+	printf("# probes: contention=%s sample=%s", meta_or(p, "probe.contention", "not attached"),
 	       meta_or(p, "probe.sample", "not recorded"));
+	for (i = 0; i < p->nmeta; i++)	/* the other families that were recorded */
+		if (!strncmp(p->meta[i].key, "probe.", 6) && strcmp(p->meta[i].key, "probe.contention") &&
+		    strcmp(p->meta[i].key, "probe.sample") && strcmp(p->meta[i].value, "not recorded"))
+			printf(" %s=%s", p->meta[i].key + 6, p->meta[i].value);
+	printf("\n");
 	printf("# lost:");
 	for (i = 0; i < p->nlost; i++) {
 		if (strcmp(p->lost[i].value, "0")) {
@@ -425,19 +497,38 @@ static void print_stacks(const struct report *r, const struct lock_entry *e)
 	}
 }
 
+/* Why hold columns are missing, or what measured them. */
+static void print_hold_note(const struct report *r)
+{
+	const char *hold = meta_or(r->p, "probe.hold", "not recorded");
+
+	if (r->view.has_hold)
+		printf("# hold columns: mmap_lock from its tracepoints (%s); other locks: hold=%s%s\n#\n",
+		       meta_or(r->p, "probe.mmap_lock", "not recorded"), hold,
+		       strncmp(hold, "not", 3) ? "" : " (\"-\": not measured; record --hold)");
+	else
+		printf("# acquisitions, CON%%, hold times, UTIL%%: not measured (mmap_lock=%s, hold=%s)\n#\n",
+		       meta_or(r->p, "probe.mmap_lock", "not recorded"), hold);
+}
+
 static void print_text(const struct report *r)
 {
+	struct out_col cols[MAX_LOCK_COLS];
 	struct out_table *t;
 	size_t i, c;
+	int n;
 
 	print_header(r);
-	t = out_table__new(stdout, OUT_TEXT, text_cols, sizeof(text_cols) / sizeof(text_cols[0]));
+	print_hold_note(r);
+	n = lock_cols(r, text_cols, sizeof(text_cols) / sizeof(text_cols[0]), 7, cols);
+	t = out_table__new(stdout, OUT_TEXT, cols, n);
 	for (i = 0; t && i < shown_locks(r); i++) {
 		const struct lock_entry *e = &r->view.locks[i];
 
-		put_text_row(t, r, 0, &e->v, lock_type_name(e->flags), profile__str(r->p, e->name));
+		put_text_row(t, r, 0, &e->v, &e->h, lock_type_name(e->flags), lock_view__str(&r->view, e->name));
 		for (c = 0; c < e->ncallers; c++)
-			put_text_row(t, r, 1, &e->callers[c].v, "", profile__str(r->p, e->callers[c].caller));
+			put_text_row(t, r, 1, &e->callers[c].v, &e->callers[c].h, "",
+				     lock_view__str(&r->view, e->callers[c].caller));
 		fflush(stdout);
 		if (r->o.hist)
 			print_hist(&e->v);
@@ -446,26 +537,30 @@ static void print_text(const struct report *r)
 	}
 	if (t) {
 		out_table__separator(t);
-		put_text_row(t, r, 0, &r->view.total, "", "TOTAL");
+		put_text_row(t, r, 0, &r->view.total, &r->view.hold_total, "", "TOTAL");
 		out_table__free(t);
 	}
 }
 
 static void print_csv(const struct report *r)
 {
-	struct out_table *t = out_table__new(stdout, OUT_CSV, csv_cols, sizeof(csv_cols) / sizeof(csv_cols[0]));
+	struct out_col cols[MAX_LOCK_COLS];
+	struct out_table *t;
 	size_t i, c;
+	int n = lock_cols(r, csv_cols, sizeof(csv_cols) / sizeof(csv_cols[0]), -1, cols);
 
+	t = out_table__new(stdout, OUT_CSV, cols, n);
 	for (i = 0; t && i < shown_locks(r); i++) {
 		const struct lock_entry *e = &r->view.locks[i];
-		const char *name = profile__str(r->p, e->name), *type = lock_type_name(e->flags);
+		const char *name = lock_view__str(&r->view, e->name), *type = lock_type_name(e->flags);
 
-		put_csv_row(t, r, "lock", name, type, "", &e->v);
+		put_csv_row(t, r, "lock", name, type, "", &e->v, &e->h);
 		for (c = 0; c < e->ncallers; c++)
-			put_csv_row(t, r, "caller", name, type, profile__str(r->p, e->callers[c].caller), &e->callers[c].v);
+			put_csv_row(t, r, "caller", name, type, lock_view__str(&r->view, e->callers[c].caller),
+				    &e->callers[c].v, &e->callers[c].h);
 	}
 	if (t) {
-		put_csv_row(t, r, "total", "", "", "", &r->view.total);
+		put_csv_row(t, r, "total", "", "", "", &r->view.total, &r->view.hold_total);
 		out_table__free(t);
 	}
 }
@@ -487,6 +582,7 @@ static void json_stats(struct json_writer *jw, const struct report *r, const str
 void json_meta(struct json_writer *jw, const struct report *r)
 {
 	const struct profile *p = r->p;
+	size_t i;
 
 	jw_name(jw, "meta");
 	jw_start_object(jw);
@@ -507,6 +603,10 @@ void json_meta(struct json_writer *jw, const struct report *r)
 	jw_start_object(jw);
 	jw_string_field(jw, "contention", meta_or(p, "probe.contention", "not attached"));
 	jw_string_field(jw, "sample", meta_or(p, "probe.sample", "not recorded"));
+	for (i = 0; i < p->nmeta; i++)	/* every other family, as recorded */
+		if (!strncmp(p->meta[i].key, "probe.", 6) && strcmp(p->meta[i].key, "probe.contention") &&
+		    strcmp(p->meta[i].key, "probe.sample"))
+			jw_string_field(jw, p->meta[i].key + 6, p->meta[i].value);
 	jw_end_object(jw);
 	jw_end_object(jw);
 }
@@ -520,6 +620,31 @@ void json_lost(struct json_writer *jw, const struct profile *p)
 	for (i = 0; i < p->nlost; i++)
 		jw_u64_field(jw, p->lost[i].key, strtoull(p->lost[i].value, NULL, 10));
 	jw_end_object(jw);
+}
+
+/* null where not measured, absent when the profile has no hold data at all. */
+static void json_hold(struct json_writer *jw, const struct report *r, const struct lock_row_val *v,
+		      const struct hold_val *h)
+{
+	if (!r->view.has_hold)
+		return;
+	if (!h->has_hold) {
+		jw_null_field(jw, "acquired");
+		jw_null_field(jw, "con_pct");
+		jw_null_field(jw, "hold_avg_ns");
+		jw_null_field(jw, "hold_max_ns");
+		jw_null_field(jw, "util_pct");
+		return;
+	}
+	jw_u64_field(jw, "acquired", h->acquired);
+	if (h->acquired)
+		jw_double_field(jw, "con_pct", hold_con_pct(v, h));
+	else
+		jw_null_field(jw, "con_pct");
+	jw_u64_field(jw, "hold_total_ns", h->hold_ns);
+	jw_u64_field(jw, "hold_avg_ns", h->held ? h->hold_ns / h->held : 0);
+	jw_u64_field(jw, "hold_max_ns", h->hold_max_ns);
+	jw_double_field(jw, "util_pct", util_pct(r, h));
 }
 
 static void json_hist(struct json_writer *jw, const struct lock_row_val *v)
@@ -554,7 +679,7 @@ static void json_stacks(struct json_writer *jw, const struct report *r, const st
 		const struct stack *st = profile__stack(r->p, e->stacks[i].stack_id);
 
 		jw_start_object(jw);
-		jw_string_field(jw, "caller", profile__str(r->p, e->stacks[i].caller));
+		jw_string_field(jw, "caller", lock_view__str(&r->view, e->stacks[i].caller));
 		jw_u64_field(jw, "contended", e->stacks[i].v.count);
 		jw_u64_field(jw, "wait_total_ns", e->stacks[i].v.total_ns);
 		jw_name(jw, "frames");
@@ -574,15 +699,17 @@ static void json_lock(struct json_writer *jw, const struct report *r, const stru
 	size_t c;
 
 	jw_start_object(jw);
-	jw_string_field(jw, "name", profile__str(r->p, e->name));
+	jw_string_field(jw, "name", lock_view__str(&r->view, e->name));
 	jw_string_field(jw, "type", lock_type_name(e->flags));
 	json_stats(jw, r, &e->v);
+	json_hold(jw, r, &e->v, &e->h);
 	jw_name(jw, "callers");
 	jw_start_array(jw);
 	for (c = 0; c < e->ncallers; c++) {
 		jw_start_object(jw);
-		jw_string_field(jw, "symbol", profile__str(r->p, e->callers[c].caller));
+		jw_string_field(jw, "symbol", lock_view__str(&r->view, e->callers[c].caller));
 		json_stats(jw, r, &e->callers[c].v);
+		json_hold(jw, r, &e->callers[c].v, &e->callers[c].h);
 		jw_end_object(jw);
 	}
 	jw_end_array(jw);
@@ -610,6 +737,7 @@ static void print_json(const struct report *r)
 	jw_end_array(jw);
 	jw_name(jw, "total");
 	jw_start_object(jw);
+	json_hold(jw, r, &r->view.total, &r->view.hold_total);
 	json_stats(jw, r, &r->view.total);
 	jw_end_object(jw);
 	jw_end_object(jw);
