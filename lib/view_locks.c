@@ -350,22 +350,59 @@ static int add_holds(struct lock_view *v, struct htab *index, const struct lock_
 	return err;
 }
 
+/*
+ * A name given by a family that knows the lock (the page cache's
+ * address_space.i_pages, ...) replaces the bare address the writer had to
+ * give a lock it could not name.
+ */
+static void named_row(const struct profile *p, const struct htab *given, const struct lock_row_key *k,
+		     struct lock_row_key *out)
+{
+	const uint32_t *id = htab_find(given, &k->lock_addr);
+
+	*out = *k;
+	if (id && profile__str(p, k->name)[0] == '0')
+		out->name = *id;
+}
+
+static int index_given_names(const struct profile *p, struct htab *given)
+{
+	const struct ptable *t = profile__table(p, "lock_names");
+	int lc = ptable__col(t, "lock"), nc = ptable__col(t, "name");
+	const uint64_t *row;
+	uint32_t *id;
+	size_t it = 0;
+
+	while (t && lc >= 0 && nc >= 0 && (row = htab_next(&t->rows, &it, NULL))) {
+		if (!(id = htab_get(given, &row[lc], NULL)))
+			return -ENOMEM;
+		*id = row[nc];
+	}
+	return 0;
+}
+
 int lock_view__build(struct lock_view *v, const struct profile *p, const struct lock_filter *f)
 {
 	const struct lock_row_key *k;
 	const struct lock_row_val *val;
-	struct htab index;
+	struct lock_row_key named;
+	struct htab index, given;
 	size_t it = 0;
-	int err = 0;
+	int err;
 
 	memset(v, 0, sizeof(*v));
 	v->p = p;
 	htab_init(&index, sizeof(uint64_t), sizeof(size_t));
-	while (!err && (val = htab_next(&p->rows, &it, (const void **)&k)))
-		if (row_matches(p, k, f))
-			err = add_row(v, &index, k, val);
+	htab_init(&given, sizeof(uint64_t), sizeof(uint32_t));
+	err = index_given_names(p, &given);
+	while (!err && (val = htab_next(&p->rows, &it, (const void **)&k))) {
+		named_row(p, &given, k, &named);
+		if (row_matches(p, &named, f))
+			err = add_row(v, &index, &named, val);
+	}
 	if (!err)
 		err = add_holds(v, &index, f);
+	htab_free(&given);
 	htab_free(&index);
 	if (err)
 		lock_view__free(v);
