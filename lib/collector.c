@@ -29,6 +29,7 @@ static const struct {
 	{ "fd", FAMILY_FD },
 	{ "pagecache", FAMILY_PAGECACHE },
 	{ "hold", FAMILY_HOLD },
+	{ "ulocks", FAMILY_ULOCKS },
 };
 
 #define NFAMILY_NAMES	(sizeof(family_names) / sizeof(family_names[0]))

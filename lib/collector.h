@@ -20,9 +20,10 @@ enum family {
 	FAMILY_FD = 1 << 3,		/* fd syscalls, fd-table sharing, fget family */
 	FAMILY_PAGECACHE = 1 << 4,	/* filemap and readahead tracepoints */
 	FAMILY_HOLD = 1 << 5,		/* hold times: fentry/kprobes on lock functions */
+	FAMILY_ULOCKS = 1 << 6,		/* user-space locks: futex waits, uprobes on pthread */
 };
 
-#define FAMILY_COUNT	6
+#define FAMILY_COUNT	7
 #define FAMILY_DEFAULT	(FAMILY_LOCKS | FAMILY_SAMPLE | FAMILY_MMAP_LOCK)
 
 /* "locks,sample" -> mask; 0 or -EINVAL with the bad word in *bad. */

@@ -7,7 +7,7 @@
 
 bool tcol_kind_valid(unsigned int kind)
 {
-	return kind <= TCOL_KEY_KSTACK || (kind >= TCOL_SUM && kind <= TCOL_MIN);
+	return kind <= TCOL_KEY_USTACK || (kind >= TCOL_SUM && kind <= TCOL_MIN);
 }
 
 static uint64_t merge_one(uint8_t kind, uint64_t acc, uint64_t v)

@@ -20,6 +20,7 @@ enum tcol_kind {
 	TCOL_KEY = 0,		/* an integer: pid, device, inode, address */
 	TCOL_KEY_STR = 1,	/* a string: a const char * in a collector row, a string id in a file */
 	TCOL_KEY_KSTACK = 2,	/* a kernel stack: a const struct tstack * in a collector row, a stack id in a file */
+	TCOL_KEY_USTACK = 3,	/* a user stack: a const struct tustack * in a collector row, a stack id in a file */
 	TCOL_SUM = 8,		/* counts and totals: add up */
 	TCOL_MAX = 9,
 	TCOL_MIN = 10,		/* 0 means none */
@@ -49,6 +50,19 @@ struct tschema {
 struct tstack {
 	uint32_t n;
 	uint64_t frames[TSTACK_DEPTH];
+};
+
+#define TUSTACK_DEPTH	16
+
+/*
+ * A user stack, innermost first, of process tgid: the writer stores it,
+ * has the process's mappings captured while it lives, and symbolizes its
+ * PCs at the end with the sampler's (USYMS chunk).
+ */
+struct tustack {
+	uint32_t tgid;
+	uint32_t n;
+	uint64_t frames[TUSTACK_DEPTH];
 };
 
 /*

@@ -398,7 +398,7 @@ static int read_table_row(struct profile *p, struct ptable *t, struct cursor *c)
 	uint32_t i, k = 0;
 
 	for (i = 0; i < t->ncols; i++) {
-		if (t->kinds[i] == TCOL_KEY_KSTACK) {
+		if (t->kinds[i] == TCOL_KEY_KSTACK || t->kinds[i] == TCOL_KEY_USTACK) {
 			int32_t id = (int32_t)cursor_svarint(c);
 
 			if (id >= 0 && !profile__stack(p, id))

@@ -40,6 +40,7 @@ enum stack_space {
 	STACK_SAMPLE_KERNEL = 1,
 	STACK_SAMPLE_USER = 2,
 	STACK_TABLE_KERNEL = 3,	/* short kernel stacks of counter tables */
+	STACK_TABLE_USER = 4,	/* user stacks of counter tables */
 };
 #define STACK_SPACE_SHIFT	24
 
@@ -244,6 +245,9 @@ struct pwriter_opts {
 	stack_fetch_fn fetch_sample_ustack;
 	void *fetch_ctx;
 	usym_resolve_fn resolve_user;	/* may be NULL: user PCs stay raw */
+	/* A table has a user stack of a process not seen before: capture its mappings. */
+	void (*on_user_tgid)(void *ctx, uint32_t tgid);
+	void *on_user_tgid_ctx;
 	void *resolve_ctx;
 	const uint8_t *recording_id;	/* 16 bytes */
 	uint64_t created_ns;

@@ -53,6 +53,8 @@ int pwriter__new(struct pwriter **wp, const struct pwriter_opts *opts)
 	htab_init(&w->ustacks, sizeof(int32_t), sizeof(struct pw_ustack));
 	htab_init(&w->upcs, sizeof(struct pw_upc), sizeof(uint8_t));
 	htab_init(&w->tstacks, sizeof(struct tstack), sizeof(int32_t));
+	htab_init(&w->tustacks, sizeof(struct tustack), sizeof(int32_t));
+	htab_init(&w->user_tgids, sizeof(uint32_t), 1);
 	buf_init(&w->ksyms_chunk);
 	buf_init(&w->stacks_chunk);
 	pw_intern(w, "");	/* id 0: the empty string */
@@ -84,6 +86,8 @@ void pwriter__free(struct pwriter *w)
 	htab_free(&w->ustacks);
 	htab_free(&w->upcs);
 	htab_free(&w->tstacks);
+	htab_free(&w->tustacks);
+	htab_free(&w->user_tgids);
 	buf_free(&w->ksyms_chunk);
 	buf_free(&w->stacks_chunk);
 	free(w);

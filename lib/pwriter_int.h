@@ -31,6 +31,9 @@ struct pwriter {
 	struct htab upcs;	/* struct pw_upc -> uint8: seen as a leaf (the sampled PC) */
 	struct htab tstacks;	/* struct tstack -> int32 file stack id (tables) */
 	int32_t ntstacks;
+	struct htab tustacks;	/* struct tustack -> int32 file stack id */
+	int32_t ntustacks;
+	struct htab user_tgids;	/* uint32 tgid seen in a table's user stack */
 	struct buf ksyms_chunk;
 	uint32_t nksyms_pending;
 	struct buf stacks_chunk;
@@ -39,6 +42,8 @@ struct pwriter {
 
 uint32_t pw_intern(struct pwriter *w, const char *s);
 void pw_note_stack(struct pwriter *w, int32_t id, const uint64_t *frames, int n, bool kernel);
+/* Remember the PCs of a user stack to symbolize them at the end. */
+void pw_note_upcs(struct pwriter *w, uint32_t tgid, const uint64_t *frames, uint32_t n);
 int pw_flush_then(struct pwriter *w, uint32_t type, uint32_t flags, const struct buf *b);
 
 #endif

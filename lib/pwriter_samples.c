@@ -37,21 +37,28 @@ static int32_t put_stack(struct pwriter *w, enum stack_space space, int32_t bpf_
 	return id;
 }
 
-/* Every PC of a user stack, in the context of its process. */
-static void note_upcs(struct pwriter *w, uint32_t tgid, int32_t ustack)
+void pw_note_upcs(struct pwriter *w, uint32_t tgid, const uint64_t *frames, uint32_t n)
 {
-	const struct pw_ustack *u = htab_find(&w->ustacks, &ustack);
 	struct pw_upc key = { .tgid = tgid };
 	uint32_t i;
 
-	for (i = 0; u && i < u->n; i++) {
+	for (i = 0; i < n; i++) {
 		uint8_t *leaf;
 
-		key.addr = u->frames[i];
+		key.addr = frames[i];
 		leaf = htab_get(&w->upcs, &key, NULL);
 		if (leaf && i == 0)
 			*leaf = 1;
 	}
+}
+
+/* Every PC of a user stack, in the context of its process. */
+static void note_upcs(struct pwriter *w, uint32_t tgid, int32_t ustack)
+{
+	const struct pw_ustack *u = htab_find(&w->ustacks, &ustack);
+
+	if (u)
+		pw_note_upcs(w, tgid, u->frames, u->n);
 }
 
 int pwriter__samples(struct pwriter *w, uint64_t t0_ns, uint64_t t1_ns,

@@ -38,6 +38,31 @@ static int32_t put_tstack(struct pwriter *w, const struct tstack *in)
 	return *id;
 }
 
+/* A table's user stack: stored once, its PCs symbolized at the end. */
+static int32_t put_tustack(struct pwriter *w, const struct tustack *in)
+{
+	struct tustack s = { 0 };
+	int32_t *id;
+	int inserted;
+
+	if (!in || !in->n)
+		return -1;
+	s.tgid = in->tgid;
+	s.n = in->n > TUSTACK_DEPTH ? TUSTACK_DEPTH : in->n;
+	memcpy(s.frames, in->frames, s.n * sizeof(s.frames[0]));
+	id = htab_get(&w->tustacks, &s, &inserted);
+	if (!id)
+		return -1;
+	if (inserted) {
+		*id = stack_file_id(STACK_TABLE_USER, w->ntustacks++);
+		pw_note_stack(w, *id, s.frames, s.n, false);
+		pw_note_upcs(w, s.tgid, s.frames, s.n);
+		if (htab_get(&w->user_tgids, &s.tgid, &inserted) && inserted && w->o.on_user_tgid)
+			w->o.on_user_tgid(w->o.on_user_tgid_ctx, s.tgid);
+	}
+	return *id;
+}
+
 static void put_value(struct pwriter *w, struct buf *b, uint8_t kind, uint64_t v)
 {
 	switch (kind) {
@@ -46,6 +71,9 @@ static void put_value(struct pwriter *w, struct buf *b, uint8_t kind, uint64_t v
 		break;
 	case TCOL_KEY_KSTACK:
 		buf_put_svarint(b, put_tstack(w, (const struct tstack *)(uintptr_t)v));
+		break;
+	case TCOL_KEY_USTACK:
+		buf_put_svarint(b, put_tustack(w, (const struct tustack *)(uintptr_t)v));
 		break;
 	default:
 		buf_put_varint(b, v);
@@ -62,7 +90,7 @@ int pwriter__table(struct pwriter *w, uint64_t t0_ns, uint64_t t1_ns, const stru
 
 	if (!r->n)
 		return 0;
-	if (w->ntstacks >= (1 << STACK_SPACE_SHIFT) - 1)
+	if (w->ntstacks >= (1 << STACK_SPACE_SHIFT) - 1 || w->ntustacks >= (1 << STACK_SPACE_SHIFT) - 1)
 		return -E2BIG;
 	buf_init(&b);
 	buf_put_varint(&b, t0_ns);

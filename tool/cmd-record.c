@@ -773,6 +773,8 @@ static int open_writer(struct recorder *r)
 		.fetch_ctx = r->col,
 		.resolve_user = uresolve,
 		.resolve_ctx = &r->ures,
+		.on_user_tgid = on_new_process,
+		.on_user_tgid_ctx = r,
 	};
 	struct syms_opts so = { .lines = true, .inlines = true };
 	uint8_t id[16];
