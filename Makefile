@@ -60,7 +60,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all clean check check-unit check-host demo deps workloads unit-tests fuzz
+.PHONY: all clean check check-unit check-host check-vm demo deps workloads unit-tests fuzz
 
 all: $(OUTPUT)/lockstat workloads
 
@@ -131,6 +131,11 @@ check-unit: unit-tests
 
 check-host: all
 	$(Q)tests/run-host.sh
+
+# Debian's cloud kernel (kprobes, fentry, BTF) under QEMU/TCG, from an
+# initramfs with the tool, the workloads and tests/vm/t*.sh.
+check-vm: $(OUTPUT)/lockstat workloads
+	$(Q)LOCKSTAT_BUILD=$(OUTPUT) tests/vm/run-vm.sh
 
 # Every tier this machine can run; a tier that cannot run says why.
 # Both entry points install the missing Debian packages first.

@@ -16,6 +16,10 @@
 #include "contention.h"
 #include "targets.bpf.h"
 
+/* The per-CPU spin stack is indexed with a mask the 6.1 verifier can follow. */
+_Static_assert((LS_PENDING_SPIN_DEPTH & (LS_PENDING_SPIN_DEPTH - 1)) == 0,
+	       "LS_PENDING_SPIN_DEPTH must be a power of two");
+
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 const volatile __u32 per_task;		/* aggregate per task (-t) */
@@ -223,7 +227,9 @@ static void drop_stale_spins(struct cont_pending_spin *ps, __u64 now)
 
 	if (d == 0 || d > LS_PENDING_SPIN_DEPTH)
 		return;
-	if (now - ps->slot[d - 1].start_ns > STALE_SPIN_NS) {
+	d--;
+	barrier_var(d);
+	if (now - ps->slot[d & (LS_PENDING_SPIN_DEPTH - 1)].start_ns > STALE_SPIN_NS) {
 		count_lost(&lost.stale_begin);
 		ps->depth = 0;
 	}
@@ -251,7 +257,8 @@ static void begin_spin(void *ctx, __u64 addr, __u32 flags, __u64 now)
 		count_lost(&lost.nested_dropped);
 		return;
 	}
-	fill_pending(ctx, &ps->slot[depth], addr, flags, now);
+	barrier_var(depth);
+	fill_pending(ctx, &ps->slot[depth & (LS_PENDING_SPIN_DEPTH - 1)], addr, flags, now);
 	ps->depth = depth + 1;
 }
 
@@ -269,7 +276,9 @@ static bool promote_mutex_spin(__u64 addr, __u32 tid)
 	if (!ps || ps->depth == 0 || ps->depth > LS_PENDING_SPIN_DEPTH)
 		return false;
 	top = ps->depth - 1;
-	if (top >= LS_PENDING_SPIN_DEPTH || ps->slot[top].key.lock_addr != addr)
+	barrier_var(top);
+	top &= LS_PENDING_SPIN_DEPTH - 1;
+	if (ps->slot[top].key.lock_addr != addr)
 		return false;
 	p = ps->slot[top];
 	p.key.flags = LCB_F_MUTEX;
@@ -332,6 +341,7 @@ static __always_inline __u32 log2_slot(__u64 v)
 static void account(const struct cont_key *key, __u64 delta)
 {
 	struct cont_val *v = bpf_map_lookup_elem(&stats, key);
+	__u32 slot;
 
 	if (!v) {
 		struct cont_val zero = { .min_ns = ~0ULL };
@@ -350,7 +360,10 @@ static void account(const struct cont_key *key, __u64 delta)
 	v->total_ns += delta;
 	if (delta > v->max_ns)
 		v->max_ns = delta;
-	v->hist[log2_slot(delta)]++;
+	slot = log2_slot(delta);
+	barrier_var(slot);
+	if (slot < LS_HIST_SLOTS)
+		v->hist[slot]++;
 }
 
 /* Search the per-CPU stack from the top; waits end in LIFO order. */

@@ -43,8 +43,10 @@ int tdelta(struct htab *last, const void *key, const uint64_t *cur, uint64_t *ou
 		return -ENOMEM;
 	*changed = memcmp(prev, cur, nvals * sizeof(*cur)) != 0;
 	for (i = 0; i < nvals; i++) {
-		out[i] = kinds[i] == TCOL_SUM ? cur[i] - prev[i] : cur[i];
-		prev[i] = cur[i];
+		uint64_t now = cur[i];	/* out may be cur */
+
+		out[i] = kinds[i] == TCOL_SUM ? now - prev[i] : now;
+		prev[i] = now;
 	}
 	return 0;
 }

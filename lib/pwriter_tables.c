@@ -18,12 +18,13 @@
 /* A table stack's file id; written the first time it is seen. */
 static int32_t put_tstack(struct pwriter *w, const struct tstack *in)
 {
-	struct tstack s = { 0 };
+	struct tstack s;
 	int32_t *id;
 	int inserted;
 
 	if (!in || !in->n)
 		return -1;
+	memset(&s, 0, sizeof(s));	/* a hash key: its padding too */
 	s.n = in->n > TSTACK_DEPTH ? TSTACK_DEPTH : in->n;
 	memcpy(s.frames, in->frames, s.n * sizeof(s.frames[0]));
 	if (w->o.ksyms)
@@ -41,12 +42,13 @@ static int32_t put_tstack(struct pwriter *w, const struct tstack *in)
 /* A table's user stack: stored once, its PCs symbolized at the end. */
 static int32_t put_tustack(struct pwriter *w, const struct tustack *in)
 {
-	struct tustack s = { 0 };
+	struct tustack s;
 	int32_t *id;
 	int inserted;
 
 	if (!in || !in->n)
 		return -1;
+	memset(&s, 0, sizeof(s));
 	s.tgid = in->tgid;
 	s.n = in->n > TUSTACK_DEPTH ? TUSTACK_DEPTH : in->n;
 	memcpy(s.frames, in->frames, s.n * sizeof(s.frames[0]));

@@ -249,6 +249,8 @@ static int hold_name(struct lock_view *v, const struct htab *names, uint64_t add
 	}
 	if (sym && sym->addr == addr) {
 		snprintf(name, sizeof(name), "%s", sym->name);
+	} else if (caller[0] == '[') {	/* no caller to name it after: as the writer does */
+		snprintf(name, sizeof(name), "0x%" PRIx64, addr);
 	} else {
 		snprintf(func, sizeof(func), "%s", caller);
 		func[strcspn(func, "+")] = '\0';
@@ -459,9 +461,11 @@ void lock_view__sort(struct lock_view *v, enum lock_sort key)
 	sort_key = key;
 	sort_view = v;
 	qsort(v->locks, v->nlocks, sizeof(*v->locks), cmp_lock);
-	for (i = 0; i < v->nlocks; i++) {
-		qsort(v->locks[i].callers, v->locks[i].ncallers, sizeof(struct lock_part), cmp_part);
-		qsort(v->locks[i].stacks, v->locks[i].nstacks, sizeof(struct lock_part), cmp_part);
+	for (i = 0; i < v->nlocks; i++) {	/* a lock known from hold tables only has no stacks */
+		if (v->locks[i].ncallers)
+			qsort(v->locks[i].callers, v->locks[i].ncallers, sizeof(struct lock_part), cmp_part);
+		if (v->locks[i].nstacks)
+			qsort(v->locks[i].stacks, v->locks[i].nstacks, sizeof(struct lock_part), cmp_part);
 	}
 }
 
