@@ -26,7 +26,7 @@ WARN := -Wall -Wextra -Werror -Wno-missing-field-initializers
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -DLOCKSTAT_VERSION='"$(VERSION)"' \
 	-I$(OUTPUT)/skel -Ilib -Ibpf $(CFLAGS)
-LDLIBS := -lbpf -ldw -lelf -lz -lstdc++
+LDLIBS := -lbpf -ldw -lelf -lz -lstdc++ -lm
 ifeq ($(STATIC),1)
 LDFLAGS += -static
 LDLIBS += -lzstd
@@ -39,7 +39,7 @@ CLANG_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 | \
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-unused-parameter \
 	-Ibpf/vmlinux -Ibpf $(CLANG_SYS_INCLUDES)
 
-BPF_FAMILIES := targets contention sample kfeatures names mmaplock
+BPF_FAMILIES := targets contention sample kfeatures names mmaplock fd pagecache
 BPF_OBJS := $(patsubst %,$(OUTPUT)/bpf/%.bpf.o,$(BPF_FAMILIES))
 SKELS := $(patsubst %,$(OUTPUT)/skel/%.skel.h,$(BPF_FAMILIES))
 

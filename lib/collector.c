@@ -37,6 +37,8 @@ static const struct {
 /* The families that hand counter tables over, in the order they drain. */
 static const struct table_family *const table_families[] = {
 	&mmap_lock_family,
+	&fd_family,
+	&pagecache_family,
 };
 
 #define NTABLE_FAMILIES	(sizeof(table_families) / sizeof(table_families[0]))

@@ -47,7 +47,7 @@ struct collector_opts {
 struct family_status {
 	bool wanted;
 	bool attached;
-	char mode[48];		/* "tp_btf", "cycles@99Hz", ... */
+	char mode[256];		/* "tp_btf", "cycles@99Hz", "tp_btf; fget not measured: why" */
 	char why[256];		/* when wanted but not attached */
 };
 

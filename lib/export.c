@@ -17,7 +17,7 @@ int export_format_parse(const char *s, enum export_format *fmt)
 {
 	static const char *const names[] = {
 		[EXPORT_FOLDED] = "folded", [EXPORT_PPROF] = "pprof",
-		[EXPORT_JSON] = "json", [EXPORT_CSV] = "csv",
+		[EXPORT_JSON] = "json", [EXPORT_CSV] = "csv", [EXPORT_SVG] = "svg",
 	};
 	size_t i;
 

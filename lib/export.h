@@ -13,14 +13,14 @@
  * values, for other tools: folded stacks (flamegraph.pl, speedscope,
  * inferno), JSON and CSV here, pprof's profile.proto in lib/pprof.c.
  */
-enum export_format { EXPORT_FOLDED, EXPORT_PPROF, EXPORT_JSON, EXPORT_CSV };
+enum export_format { EXPORT_FOLDED, EXPORT_PPROF, EXPORT_JSON, EXPORT_CSV, EXPORT_SVG };
 enum export_what { EXPORT_SAMPLES, EXPORT_LOCKS };
 enum export_value {
 	EXPORT_VALUE_COUNT,	/* samples, or contended waits */
 	EXPORT_VALUE_WAIT,	/* locks: total wait in ns */
 };
 
-/* "folded", "pprof", "json" or "csv": 0; anything else: -EINVAL. */
+/* "folded", "pprof", "json", "csv" or "svg" (lib/flame.c): 0; anything else: -EINVAL. */
 int export_format_parse(const char *s, enum export_format *fmt);
 
 /*

@@ -26,6 +26,17 @@ hits_ok() { "$ls" report -i "$dir/data/hotspots.data" --view hits -f json | jq -
 lines_ok() { "$ls" report -i "$dir/data/hotspots.data" --view hits --lines | grep -q 'hotspots.c:[0-9]'; }
 graph_ok() { "$ls" report -i "$dir/data/fdstorm.data" --view hits --callers alloc_fd -f csv | grep -q 'dup'; }
 named_ok() { "$ls" report -i "$dir/data/fdstorm.data" --comm 'fdstorm*' -f json | jq -e '[.locks[].name] | index("files_struct.file_lock") != null' >/dev/null; }
+diff_self_ok() { "$ls" diff -f json "$dir/data/fdstorm.data" "$dir/data/fdstorm.data" | jq -e '(.rows | length > 0) and all(.rows[]; .delta_per_s == 0 and (.significant | not))' >/dev/null; }
+diff_usage_ok() {
+	local a f=$dir/data/fdstorm.data
+	for a in "-f png" "-V nope" "--adjust x" "--test x" "--alpha 0" "-n x" "--value x" "-f svg -n 3"; do
+		"$ls" diff $a "$f" "$f" >/dev/null 2>&1
+		[ $? = 2 ] || { echo "diff $a: not a usage error" >&2; return 1; }
+	done
+}
+svg_ok() { "$ls" export -i "$dir/data/fdstorm.data" -f svg "$@" | xmllint --noout -; }
+svgs_ok() { svg_ok && svg_ok -w locks; }
+diff_new_gone_ok() { "$ls" diff -V hits -f csv "$dir/data/hotspots.data" "$dir/data/fdstorm.data" | awk -F, 'NR == 1 { n = NF } NF != n { exit 1 } /,new,/ { nw = 1 } /,gone,/ { g = 1 } END { exit !(nw && g) }'; }
 
 cuts_ok() {
 	local f=$1 size off rc
@@ -46,7 +57,7 @@ docs_ok() {
 	done
 	[ -z "$missing" ] || { echo "undocumented in $page:$missing" >&2; return 1; }
 }
-for c in record report fsck probe export; do
+for c in record report fsck probe export diff; do
 	check "man page of $c documents every option of its --help" docs_ok "$c"
 done
 
@@ -62,5 +73,11 @@ check "fdstorm.data: per-task filter finds files_struct.file_lock" named_ok
 check "hotspots.data: the hit list names hot_three after the recording" hits_ok
 check "hotspots.data: --lines gives file:line" lines_ok
 check "fdstorm.data: --callers alloc_fd names the dup path" graph_ok
+check "diff: a profile against itself changes nothing" diff_self_ok
+check "diff: hotspots against fdstorm has new and gone functions, constant CSV columns" diff_new_gone_ok
+check "diff: every bad option value is a usage error (exit 2)" diff_usage_ok
+if command -v xmllint >/dev/null 2>&1; then
+	check "fdstorm.data: export -f svg, samples and locks, is well-formed XML" svgs_ok
+fi
 echo "fixtures: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -2,7 +2,7 @@
 /*
  * lockstat export: a profile's CPU samples or lock waits, stack by stack,
  * for other tools: folded stacks for flame graphs, pprof's profile.proto,
- * JSON or CSV.
+ * JSON or CSV; or our own flame graph (SVG).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -17,6 +17,7 @@
 #include "cmds.h"
 #include "exitcode.h"
 #include "export.h"
+#include "flame.h"
 #include "log.h"
 #include "pprof.h"
 #include "profile.h"
@@ -45,7 +46,7 @@ static void usage(FILE *f)
 		"\n"
 		"  -i, --input FILE       profile to read (default lockstat.data)\n"
 		"  -o, --output FILE      write to FILE, replaced atomically (default standard output)\n"
-		"  -f, --format FMT       folded (default), pprof, json or csv\n"
+		"  -f, --format FMT       folded (default), pprof, json, csv or svg (a flame graph)\n"
 		"  -w, --what WHAT        samples (default when the profile has any) or locks\n"
 		"      --value VALUE      locks: wait (default, total wait in ns) or count (contended waits)\n"
 		"      --pid PID          only this process or thread (locks: profiles recorded with -t)\n"
@@ -122,7 +123,7 @@ static int parse_one(struct export_cmd *c, int opt, const char *arg)
 	case 'f':
 		if (!export_format_parse(arg, &c->o.format))
 			return 0;
-		pr_err("--format: '%s' is not folded, pprof, json or csv\n", arg);
+		pr_err("--format: '%s' is not folded, pprof, json, csv or svg\n", arg);
 		return -EINVAL;
 	default:
 		return -EINVAL;
@@ -376,6 +377,8 @@ static int export(struct export_cmd *c)
 	c->o.pretty = !out.path && isatty(STDOUT_FILENO);
 	if (c->o.format == EXPORT_PPROF)
 		err = write_pprof(out.f, c);
+	else if (c->o.format == EXPORT_SVG)
+		err = flame__export_svg(out.f, c->p, &c->o, c->input);
 	else
 		err = export__text(out.f, c->p, &c->o);
 	if (err == -EIO && out.path)

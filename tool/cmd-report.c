@@ -29,8 +29,9 @@ static void usage(FILE *f)
 		"usage: lockstat report [OPTIONS]\n"
 		"\n"
 		"  -i, --input FILE       profile to read (default lockstat.data)\n"
-		"  -V, --view VIEW        locks (default), hits (the sampled functions), or\n"
-		"                         tables (the counter tables as recorded)\n"
+		"  -V, --view VIEW        locks (default), hits (the sampled functions),\n"
+		"                         tables (the counter tables as recorded), or fd (per\n"
+		"                         process: fd table sharing, fd syscalls, fget, file_lock)\n"
 		"  -k, --sort KEY         locks: wait_total (default), contended, wait_max, wait_avg,\n"
 		"                         wait_min, name; hits: samples (default), name\n"
 		"  -n, --top N            only the first N locks\n"
@@ -111,6 +112,8 @@ static const struct {
 	{ "locks", VIEW_LOCKS, NULL },
 	{ "hits", VIEW_HITS, print_hits },
 	{ "tables", VIEW_TABLES, print_tables },
+	{ "fd", VIEW_FD, print_fd },
+	{ "pagecache", VIEW_PAGECACHE, print_pagecache },
 };
 
 #define NVIEWS	(sizeof(views) / sizeof(views[0]))
@@ -444,6 +447,8 @@ void print_header(const struct report *r)
 		    strcmp(p->meta[i].key, "probe.sample") && strcmp(p->meta[i].value, "not recorded"))
 			printf(" %s=%s", p->meta[i].key + 6, p->meta[i].value);
 	printf("\n");
+	if (*meta_or(p, "metric.value", ""))	/* the workload's own figure (record --metric) */
+		printf("# metric: %s = %s\n", meta_or(p, "metric.name", "metric"), meta_or(p, "metric.value", ""));
 	printf("# lost:");
 	for (i = 0; i < p->nlost; i++) {
 		if (strcmp(p->lost[i].value, "0")) {
@@ -599,6 +604,15 @@ void json_meta(struct json_writer *jw, const struct report *r)
 	jw_bool_field(jw, "complete", p->has_end && p->stop == WALK_EOF);
 	if (p->has_end)
 		jw_i64_field(jw, "exit_status", p->end_exit_status);
+	jw_name(jw, "metric");	/* the workload's own figure (record --metric), or null */
+	if (*meta_or(p, "metric.value", "")) {
+		jw_start_object(jw);
+		jw_string_field(jw, "name", meta_or(p, "metric.name", "metric"));
+		jw_double_field(jw, "value", strtod(meta_or(p, "metric.value", ""), NULL));
+		jw_end_object(jw);
+	} else {
+		jw_null(jw);
+	}
 	jw_name(jw, "probes");
 	jw_start_object(jw);
 	jw_string_field(jw, "contention", meta_or(p, "probe.contention", "not attached"));

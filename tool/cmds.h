@@ -6,6 +6,7 @@
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_fsck(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_version(int argc, char **argv);

@@ -10,7 +10,7 @@
 #include "view_locks.h"
 
 /* Each view is one entry of views[] in cmd-report.c. */
-enum report_view { VIEW_LOCKS, VIEW_HITS, VIEW_TABLES };
+enum report_view { VIEW_LOCKS, VIEW_HITS, VIEW_TABLES, VIEW_FD, VIEW_PAGECACHE };
 
 struct report_opts {
 	const char *input;
@@ -43,5 +43,7 @@ void json_meta(struct json_writer *jw, const struct report *r);
 void json_lost(struct json_writer *jw, const struct profile *p);
 int print_hits(const struct report *r);
 int print_tables(const struct report *r);
+int print_fd(const struct report *r);
+int print_pagecache(const struct report *r);
 
 #endif

@@ -62,6 +62,7 @@ struct task_struct {
 	int pid;
 	int tgid;
 	char comm[16];
+	unsigned int flags;		/* PF_*: pagecache tells reclaim (PF_MEMALLOC) from truncation */
 	struct files_struct *files;
 	struct mm_struct *mm;
 	struct sighand_struct *sighand;
@@ -97,6 +98,123 @@ struct trace_event_raw_sched_process_fork {
 struct trace_event_raw_sched_process_template {
 	struct trace_entry ent;
 	int pid;
+};
+
+struct trace_event_raw_sys_enter {
+	struct trace_entry ent;
+	long id;
+	unsigned long args[6];
+};
+
+/*
+ * The page cache family (bpf/pagecache.bpf.c): a folio's file, the file's
+ * xarray lock and one dentry name chain. dentry::d_name (on 6.18) and
+ * inode::i_dentry sit in anonymous unions: CO-RE finds a field inside
+ * anonymous members by its name.
+ */
+struct qstr {
+	const unsigned char *name;
+};
+
+struct hlist_node {
+	struct hlist_node *next;
+};
+
+struct hlist_head {
+	struct hlist_node *first;
+};
+
+struct dentry {
+	struct dentry *d_parent;
+	struct qstr d_name;
+	union {
+		struct hlist_node d_alias;
+	} d_u;
+};
+
+struct super_block {
+	unsigned int s_dev;
+};
+
+struct xarray {
+	spinlock_t xa_lock;
+};
+
+struct address_space {
+	struct inode *host;
+	struct xarray i_pages;
+};
+
+struct inode {
+	unsigned long i_ino;
+	struct super_block *i_sb;
+	struct address_space *i_mapping;
+	struct hlist_head i_dentry;
+	spinlock_t i_lock;	/* reclaim's __remove_mapping() takes it before i_pages */
+	long long i_size;
+};
+
+/*
+ * A large folio's size is in its first tail page, on 64-bit kernels:
+ * _nr_pages (6.18), _folio_nr_pages in older ones (6.1). flags is the
+ * first word of every struct page (a memdesc_flags_t on 6.18: read as a
+ * word, not through CO-RE). PG_head tells a large folio; its value moves.
+ */
+struct folio {
+	struct address_space *mapping;
+	unsigned int _nr_pages;
+};
+
+struct folio___old {
+	unsigned int _folio_nr_pages;
+};
+
+enum pageflags {
+	PG_head = 6,
+};
+
+struct file_ra_state {
+	unsigned int size;
+};
+
+struct trace_event_raw_mm_filemap_op_page_cache {
+	struct trace_entry ent;
+	unsigned long i_ino;
+	unsigned long index;
+	unsigned int s_dev;
+	unsigned char order;	/* not on 6.1: every page counts 1 there */
+};
+
+struct trace_event_raw_mm_filemap_op_page_cache_range {
+	struct trace_entry ent;
+	unsigned long i_ino;
+	unsigned int s_dev;
+	unsigned long index;
+	unsigned long last_index;
+};
+
+struct trace_event_raw_mm_filemap_fault {
+	struct trace_entry ent;
+	unsigned long i_ino;
+	unsigned int s_dev;
+	unsigned long index;
+};
+
+struct trace_event_raw_page_cache_ra_unbounded {
+	struct trace_entry ent;
+	unsigned long i_ino;
+	unsigned int s_dev;
+	unsigned long index;
+	unsigned long nr_to_read;
+};
+
+struct trace_event_raw_page_cache_ra_order {
+	struct trace_entry ent;
+	unsigned long i_ino;
+	unsigned int s_dev;
+	unsigned long index;
+	unsigned int order;
+	unsigned int size;
 };
 
 /* Kernel register names, as bpf_tracing.h expects when __VMLINUX_H__ is set. */
