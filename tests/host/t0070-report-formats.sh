@@ -29,7 +29,7 @@ check "-n 1 keeps one lock" jqe '.locks | length == 1' <("$LOCKSTAT" report -i r
 check "-k contended sorts by count" jqe '[.locks[].contended] | . == (sort | reverse)' <("$LOCKSTAT" report -i r.data -k contended -f json)
 check "default sort is by total wait" jqe '[.locks[].wait_total_ns] | . == (sort | reverse)' r.json
 check "--hist adds histograms that sum to the count" \
-	jqe '.locks | all((.hist | map(.count) | add) == .contended)' <("$LOCKSTAT" report -i r.data --hist -f json)
+	jqe '.locks | all((.hist | map(.count) | add // 0) == .contended)' <("$LOCKSTAT" report -i r.data --hist -f json)
 check "--hist text draws buckets" grep -q -- '->' <("$LOCKSTAT" report -i r.data --hist)
 check "--stacks adds kernel frames to every sampled stack" \
 	jqe '[.locks[] | select(.name == "files_struct.file_lock") | .stacks[] | select(.caller | startswith("[") | not) | .frames | length > 2] | (length > 0 and all)' <("$LOCKSTAT" report -i r.data --stacks -f json)
