@@ -27,6 +27,7 @@ CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -DLOCKSTAT_VERSION='"$(VERSION)"' \
 	-I$(OUTPUT)/skel -Ilib -Ibpf $(CFLAGS)
 LDLIBS := -lbpf -ldw -lelf -lz -lstdc++ -lm
+LDLIBS += $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
 ifeq ($(STATIC),1)
 LDFLAGS += -static
 LDLIBS += -lzstd
@@ -39,7 +40,7 @@ CLANG_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 | \
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-unused-parameter \
 	-Ibpf/vmlinux -Ibpf $(CLANG_SYS_INCLUDES)
 
-BPF_FAMILIES := targets contention sample kfeatures names mmaplock fd pagecache
+BPF_FAMILIES := targets contention sample kfeatures names mmaplock fd pagecache ulocks
 BPF_OBJS := $(patsubst %,$(OUTPUT)/bpf/%.bpf.o,$(BPF_FAMILIES))
 SKELS := $(patsubst %,$(OUTPUT)/skel/%.skel.h,$(BPF_FAMILIES))
 

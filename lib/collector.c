@@ -30,6 +30,7 @@ static const struct {
 	{ "pagecache", FAMILY_PAGECACHE },
 	{ "hold", FAMILY_HOLD },
 	{ "ulocks", FAMILY_ULOCKS },
+	{ "uprobes", FAMILY_UPROBES },
 };
 
 #define NFAMILY_NAMES	(sizeof(family_names) / sizeof(family_names[0]))
@@ -39,6 +40,8 @@ static const struct table_family *const table_families[] = {
 	&mmap_lock_family,
 	&fd_family,
 	&pagecache_family,
+	&ulocks_family,
+	&uprobes_family,	/* after ulocks, which attaches them */
 };
 
 #define NTABLE_FAMILIES	(sizeof(table_families) / sizeof(table_families[0]))

@@ -21,9 +21,10 @@ enum family {
 	FAMILY_PAGECACHE = 1 << 4,	/* filemap and readahead tracepoints */
 	FAMILY_HOLD = 1 << 5,		/* hold times: fentry/kprobes on lock functions */
 	FAMILY_ULOCKS = 1 << 6,		/* user-space locks: futex waits, uprobes on pthread */
+	FAMILY_UPROBES = 1 << 7,	/* with ulocks: uprobes on glibc's lock functions (costly) */
 };
 
-#define FAMILY_COUNT	7
+#define FAMILY_COUNT	8
 #define FAMILY_DEFAULT	(FAMILY_LOCKS | FAMILY_SAMPLE | FAMILY_MMAP_LOCK)
 
 /* "locks,sample" -> mask; 0 or -EINVAL with the bad word in *bad. */
@@ -41,6 +42,9 @@ struct collector_opts {
 	uint32_t stack_rate;	/* kernel stacks per second per CPU; 0: one per wait */
 	uint32_t sample_freq;	/* samples per second per CPU */
 	bool probe_stats;	/* measure each program's cost (kernel.bpf_stats) */
+	pid_t target_pid;	/* the workload or -p PID, 0 when none: where uprobes go */
+	uint32_t event_budget;	/* uprobe hits per second before they are detached; 0: default */
+	bool force;		/* keep uprobes over the budget, or system-wide */
 };
 
 /* What happened to one family: attached in which mode, or why not. */

@@ -32,6 +32,8 @@ extern const struct table_family mmap_lock_family;
 extern const struct table_family fd_family;
 extern const struct table_family pagecache_family;
 extern const struct table_family hold_family;
+extern const struct table_family ulocks_family;
+extern const struct table_family uprobes_family;
 
 struct collector {
 	struct collector_opts o;

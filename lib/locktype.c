@@ -2,6 +2,31 @@
 #include <string.h>
 #include "locktype.h"
 #include "contention.h"
+#include "ulocks.h"
+
+static const char *user_type_name(uint32_t kind)
+{
+	static const char *const names[ULK__COUNT] = {
+		[ULK_MUTEX] = "u:mutex", [ULK_MUTEX_PI] = "u:mutex-pi",
+		[ULK_RWLOCK_R] = "u:rwlock:R", [ULK_RWLOCK_W] = "u:rwlock:W",
+		[ULK_SPIN] = "u:spinlock", [ULK_COND] = "u:cond", [ULK_FUTEX] = "u:futex",
+	};
+
+	return kind < ULK__COUNT && names[kind] ? names[kind] : "u:unknown";
+}
+
+/* The user bit and a kind: any other bit above the kind is no user lock. */
+bool lock_type_is_user(uint32_t flags)
+{
+	return (flags & ~0xffU) == LOCK_F_USER;
+}
+
+bool lock_type_is_wait(uint32_t flags)
+{
+	uint32_t kind = flags & 0xff;
+
+	return lock_type_is_user(flags) && (kind == ULK_COND || kind == ULK_FUTEX);
+}
 
 const char *lock_type_name(uint32_t flags)
 {
@@ -22,6 +47,8 @@ const char *lock_type_name(uint32_t flags)
 	};
 	size_t i;
 
+	if (lock_type_is_user(flags))
+		return user_type_name(flags & 0xff);
 	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++)
 		if (table[i].flags == flags)
 			return table[i].name;
@@ -35,7 +62,9 @@ bool lock_type_matches(const char *filter, uint32_t flags)
 
 	if (!strcmp(filter, name))
 		return true;
-	return !strchr(filter, ':') && !strncmp(name, filter, n) && name[n] == ':';
+	/* "u" and "u:rwlock" are families too: the user locks, both rwlock sides. */
+	return (!strchr(filter, ':') || !strncmp(filter, "u:", 2)) && !strncmp(name, filter, n) &&
+	       name[n] == ':';
 }
 
 const char *lock_class_name(uint32_t lock_class)

@@ -544,6 +544,58 @@ static int walk(struct profile *p, const struct store_file *f, char *errmsg, siz
 	return 0;
 }
 
+static struct profile *profile_new(void);
+
+struct profile *profile__new(const struct store_header *hdr)
+{
+	struct profile *p = profile_new();
+
+	if (p)
+		p->hdr = *hdr;
+	return p;
+}
+
+int profile__add_chunk(struct profile *p, const struct store_chunk *ch, char *errmsg, size_t errlen)
+{
+	int err = read_chunk(p, ch);
+
+	if (err == -EPROTONOSUPPORT)
+		snprintf(errmsg, errlen, "chunk type %" PRIu32 " at byte %" PRIu64 " is critical and unknown: it needs a newer lockstat", ch->type, ch->offset);
+	else if (err)
+		snprintf(errmsg, errlen, "malformed %s chunk at byte %" PRIu64, chunk_type_name(ch->type), ch->offset);
+	else if (ch->type == CHUNK_KSYMS)
+		ksyms_sort(&p->ksyms);
+	return err;
+}
+
+/* Value columns back to nothing: 0 is none for SUM, MAX and MIN alike. */
+static void ptable_clear_values(struct ptable *t)
+{
+	uint64_t *row;
+	size_t it = 0;
+	uint32_t i;
+
+	while ((row = htab_next(&t->rows, &it, NULL)))
+		for (i = 0; i < t->ncols; i++)
+			if (!tcol_is_key(t->kinds[i]))
+				row[i] = 0;
+	t->nbuckets = 0;
+}
+
+void profile__clear_counts(struct profile *p)
+{
+	size_t i;
+
+	htab_free(&p->rows);
+	htab_init(&p->rows, sizeof(struct lock_row_key), sizeof(struct lock_row_val));
+	htab_free(&p->samples);
+	htab_init(&p->samples, sizeof(struct sample_row_key), sizeof(uint64_t));
+	for (i = 0; i < p->ntables; i++)
+		ptable_clear_values(&p->tables[i]);
+	p->nbuckets = 0;
+	p->nsample_buckets = 0;
+}
+
 static struct profile *profile_new(void)
 {
 	struct profile *p = calloc(1, sizeof(*p));

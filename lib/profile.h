@@ -209,6 +209,19 @@ void lock_row_merge(struct lock_row_val *dst, const struct lock_row_val *src);
 int profile__read(const char *path, struct profile **p, char *errmsg, size_t errlen);
 int profile__read_mem(const void *data, size_t size, struct profile **p, char *errmsg, size_t errlen);
 void profile__free(struct profile *p);
+/*
+ * Chunk by chunk, for a profile still being written or replayed (top):
+ * an empty profile with the file's header, then each chunk as it comes;
+ * on error *errmsg says why in one line.
+ */
+struct profile *profile__new(const struct store_header *hdr);
+int profile__add_chunk(struct profile *p, const struct store_chunk *ch, char *errmsg, size_t errlen);
+/*
+ * Forget the counts (lock rows, samples, the values of table rows) but
+ * keep what they are written with (strings, stacks, symbols, mappings,
+ * table keys and schemas, meta, lost): the start of a new interval.
+ */
+void profile__clear_counts(struct profile *p);
 const char *profile__meta(const struct profile *p, const char *key);
 const char *profile__str(const struct profile *p, uint32_t id);
 uint64_t profile__duration_ns(const struct profile *p);
@@ -249,6 +262,7 @@ struct pwriter_opts {
 	void (*on_user_tgid)(void *ctx, uint32_t tgid);
 	void *on_user_tgid_ctx;
 	void *resolve_ctx;
+	bool usyms_leaves_only;	/* only the sampled PCs, not the return addresses (top) */
 	const uint8_t *recording_id;	/* 16 bytes */
 	uint64_t created_ns;
 };
@@ -265,6 +279,8 @@ int pwriter__mappings(struct pwriter *w, const struct mapping *maps, size_t n,
 		      const char *const *paths);
 /* Symbolize every user PC seen in samples (resolve_user) and write them. */
 int pwriter__usyms(struct pwriter *w);
+/* The same within about budget_ns (0: no limit); the rest waits for the next call. */
+int pwriter__usyms_for(struct pwriter *w, uint64_t budget_ns);
 int pwriter__lost(struct pwriter *w, const struct kv *kv, size_t n);
 int pwriter__end(struct pwriter *w, uint64_t duration_ns, int64_t exit_status, uint32_t flags);
 

@@ -18,6 +18,10 @@ struct pw_upc {			/* a user PC to symbolize at the end */
 	uint64_t addr;
 };
 
+/* The flags of a struct pw_upc in pwriter.upcs. */
+#define PW_UPC_LEAF	1u	/* seen as the sampled PC, not only as a return address */
+#define PW_UPC_WRITTEN	2u	/* in a USYMS chunk already */
+
 struct pwriter {
 	struct pwriter_opts o;
 	struct htab str_ids;	/* hash of string -> id + 1 */
@@ -28,7 +32,7 @@ struct pwriter {
 	struct htab ksyms_seen;	/* uint64 symbol address */
 	struct htab lock_names;	/* uint64 lock address -> name id + 1 */
 	struct htab ustacks;	/* int32 file stack id -> struct pw_ustack */
-	struct htab upcs;	/* struct pw_upc -> uint8: seen as a leaf (the sampled PC) */
+	struct htab upcs;	/* struct pw_upc -> uint8: PW_UPC_* flags */
 	struct htab tstacks;	/* struct tstack -> int32 file stack id (tables) */
 	int32_t ntstacks;
 	struct htab tustacks;	/* struct tustack -> int32 file stack id */

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "pwriter_int.h"
 #include "store.h"
 
@@ -43,12 +44,13 @@ void pw_note_upcs(struct pwriter *w, uint32_t tgid, const uint64_t *frames, uint
 	uint32_t i;
 
 	for (i = 0; i < n; i++) {
-		uint8_t *leaf;
+		uint8_t *flags;
 
 		key.addr = frames[i];
-		leaf = htab_get(&w->upcs, &key, NULL);
-		if (leaf && i == 0)
-			*leaf = 1;
+		flags = htab_get(&w->upcs, &key, NULL);
+		/* First seen as a leaf after being written as a return address: again. */
+		if (flags && i == 0 && !(*flags & PW_UPC_LEAF))
+			*flags = PW_UPC_LEAF;
 	}
 }
 
@@ -134,30 +136,63 @@ static void put_usym(struct pwriter *w, struct buf *b, const struct pw_upc *pc,
 	}
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Worth symbolizing now: not written yet, and a sampled PC if only those are wanted. */
+static bool upc_wanted(const struct pwriter *w, uint8_t flags)
+{
+	return !(flags & PW_UPC_WRITTEN) && (!w->o.usyms_leaves_only || (flags & PW_UPC_LEAF));
+}
+
+int pwriter__usyms(struct pwriter *w)
+{
+	return pwriter__usyms_for(w, 0);
+}
+
 /*
  * A return address points after its call: symbolize addr - 1 for those,
  * so that the line is the call's (a PC seen as a leaf anywhere is taken
- * as is).
+ * as is). Only the PCs not written by an earlier call: record calls it
+ * once at the end; top after every bucket and within a budget, since a
+ * stream of new processes is a stream of files to read.
  */
-int pwriter__usyms(struct pwriter *w)
+int pwriter__usyms_for(struct pwriter *w, uint64_t budget_ns)
 {
+	uint64_t deadline = budget_ns ? mono_ns() + budget_ns : 0;
 	const struct pw_upc *pc;
-	const uint8_t *leaf;
+	uint8_t *flags;
 	struct usym_info u;
-	struct buf b;
-	size_t it = 0;
+	struct buf rows, b;
+	size_t it = 0, n = 0;
 	int err;
 
 	if (!w->o.resolve_user || !w->upcs.count)
 		return 0;
-	buf_init(&b);
-	buf_put_varint(&b, w->upcs.count);
-	while ((leaf = htab_next(&w->upcs, &it, (const void **)&pc))) {
+	buf_init(&rows);
+	while ((flags = htab_next(&w->upcs, &it, (const void **)&pc))) {
+		if (!upc_wanted(w, *flags))
+			continue;
+		if (deadline && mono_ns() > deadline)
+			break;
 		memset(&u, 0, sizeof(u));
-		w->o.resolve_user(w->o.resolve_ctx, pc->tgid, *leaf ? pc->addr : pc->addr - 1, &u);
-		put_usym(w, &b, pc, &u);
+		w->o.resolve_user(w->o.resolve_ctx, pc->tgid,
+				  (*flags & PW_UPC_LEAF) ? pc->addr : pc->addr - 1, &u);
+		put_usym(w, &rows, pc, &u);
+		*flags |= PW_UPC_WRITTEN;
+		n++;
 	}
-	err = pw_flush_then(w, CHUNK_USYMS, CHUNK_F_CRITICAL, &b);
+	buf_init(&b);
+	buf_put_varint(&b, n);
+	buf_put(&b, rows.data, rows.len);
+	b.oom |= rows.oom;
+	err = n ? pw_flush_then(w, CHUNK_USYMS, CHUNK_F_CRITICAL, &b) : 0;
 	buf_free(&b);
+	buf_free(&rows);
 	return err;
 }

@@ -408,6 +408,28 @@ int syms__resolve(struct syms *s, const char *path, const uint8_t *build_id, siz
 	return resolve_in(s, f, vaddr, r);
 }
 
+int syms__resolve_data(struct syms *s, const char *path, const uint8_t *build_id, size_t bid_len,
+		       uint64_t map_start, uint64_t map_pgoff, uint64_t addr, const char **name)
+{
+	struct syms_result r;
+	struct syms_file *f;
+	uint64_t start_vaddr;
+	const char *raw;
+
+	*name = NULL;
+	if (!s || !path || addr < map_start)
+		return -EINVAL;
+	f = lookup_file(s, path, build_id, bid_len, &r);
+	if (!f)
+		return -ENOMEM;
+	if (f->why || syms_file_map_vaddr(f, map_pgoff, &start_vaddr))
+		return 0;
+	raw = syms_file_data_sym(f, start_vaddr + (addr - map_start));
+	if (raw)
+		*name = syms_demangle(s, raw);
+	return 0;
+}
+
 /* --- perf maps ----------------------------------------------------------- */
 
 static int pmap_cmp(const void *a, const void *b)

@@ -95,6 +95,16 @@ int syms__resolve_vaddr(struct syms *s, const char *path, const uint8_t *build_i
  * when an address misses and the file has grown.
  */
 int syms__resolve_perf_map(struct syms *s, int pid, uint64_t addr, struct syms_result *r);
+/* The file offset of an exported function of an ELF file (a uprobe's place). */
+int syms_func_offset(const char *path, const char *name, uint64_t *off);
+/*
+ * The variable at a data address of a process (a static lock: its name),
+ * from the file mapped at map_start from file offset map_pgoff (for .bss
+ * past the file's end, the file mapping just below it). *name is the
+ * demangled symbol, valid until syms__free(), or NULL. 0 or -errno.
+ */
+int syms__resolve_data(struct syms *s, const char *path, const uint8_t *build_id, size_t bid_len,
+		       uint64_t map_start, uint64_t map_pgoff, uint64_t addr, const char **name);
 
 #ifdef __LOCKSTAT_SYMS_PRIVATE
 /*
@@ -181,6 +191,10 @@ int syms_file_open(struct syms *s, struct syms_file *f);
 void syms_file_close(struct syms_file *f);
 int syms_file_vaddr(const struct syms_file *f, uint64_t off, uint64_t *vaddr);
 const struct syms_sym *syms_file_sym(const struct syms_file *f, uint64_t addr);
+/* The vaddr mapped at a mapping's (page-aligned) file offset; -ENOENT if none. */
+int syms_file_map_vaddr(const struct syms_file *f, uint64_t pgoff, uint64_t *vaddr);
+/* The data object (STT_OBJECT) covering vaddr, raw name, or NULL. */
+const char *syms_file_data_sym(const struct syms_file *f, uint64_t vaddr);
 /* syms_dwarf.c */
 int syms_dwarf_lines(struct syms_file *f);
 int syms_dwarf_inlines(struct syms_file *f);

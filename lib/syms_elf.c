@@ -477,6 +477,120 @@ const struct syms_sym *syms_file_sym(const struct syms_file *f, uint64_t addr)
 	return NULL;
 }
 
+/* --- data objects --------------------------------------------------------- */
+
+/*
+ * A segment that holds the offset wins; else one whose first page holds
+ * it (a mapping starts at the page of its segment's first byte). Two
+ * segments can share a page of the file, so callers pass offset 0 when
+ * they can: only the first segment is there.
+ */
+int syms_file_map_vaddr(const struct syms_file *f, uint64_t pgoff, uint64_t *vaddr)
+{
+	const struct syms_seg *g;
+	size_t i;
+
+	if (!syms_file_vaddr(f, pgoff, vaddr))
+		return 0;
+	for (i = 0; i < f->nsegs; i++) {
+		g = &f->segs[i];
+		if (pgoff >= (g->off & ~4095ULL) && pgoff < g->off + g->size) {
+			*vaddr = g->vaddr - (g->off - pgoff);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* The variable of one symbol table that covers vaddr, or NULL. */
+static const char *data_sym_in(Elf *elf, Elf64_Word type, uint64_t vaddr)
+{
+	Elf_Data *data;
+	GElf_Shdr sh;
+	GElf_Sym sym;
+	Elf_Scn *scn = find_scn(elf, type, &sh);
+	size_t i, count;
+
+	if (!scn || !sh.sh_entsize || !(data = elf_getdata(scn, NULL)))
+		return NULL;
+	count = sh.sh_size / sh.sh_entsize;
+	for (i = 0; i < count; i++) {
+		if (!gelf_getsym(data, i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_OBJECT ||
+		    sym.st_shndx == SHN_UNDEF || vaddr < sym.st_value ||
+		    vaddr - sym.st_value >= (sym.st_size ? sym.st_size : 1))
+			continue;
+		return elf_strptr(elf, sh.sh_link, sym.st_name);
+	}
+	return NULL;
+}
+
+/*
+ * Variables are not indexed like functions: a lock is named once, so a
+ * walk of the tables (debug file first, then .symtab, then .dynsym) does.
+ */
+const char *syms_file_data_sym(const struct syms_file *f, uint64_t vaddr)
+{
+	const char *name = NULL;
+
+	if (f->delf)
+		name = data_sym_in(f->delf, SHT_SYMTAB, vaddr);
+	if (!name && f->elf)
+		name = data_sym_in(f->elf, SHT_SYMTAB, vaddr);
+	if (!name && f->elf)
+		name = data_sym_in(f->elf, SHT_DYNSYM, vaddr);
+	return name && *name ? name : NULL;
+}
+
+/* The file offset of an exported function's first byte, through its PT_LOAD. */
+static int func_offset_in(Elf *elf, const char *name, uint64_t *off)
+{
+	size_t i, n, nph, count;
+	const char *s;
+	Elf_Data *data;
+	GElf_Shdr sh;
+	GElf_Phdr ph;
+	GElf_Sym sym;
+	Elf_Scn *scn = find_scn(elf, SHT_DYNSYM, &sh);
+
+	if (!scn || !sh.sh_entsize || !(data = elf_getdata(scn, NULL)) || elf_getphdrnum(elf, &nph))
+		return -ENOENT;
+	count = sh.sh_size / sh.sh_entsize;
+	for (i = 0; i < count; i++) {
+		if (!gelf_getsym(data, i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		    sym.st_shndx == SHN_UNDEF || !(s = elf_strptr(elf, sh.sh_link, sym.st_name)) ||
+		    strcmp(s, name))
+			continue;
+		for (n = 0; n < nph; n++) {
+			if (!gelf_getphdr(elf, n, &ph) || ph.p_type != PT_LOAD || sym.st_value < ph.p_vaddr ||
+			    sym.st_value - ph.p_vaddr >= ph.p_filesz)
+				continue;
+			*off = sym.st_value - ph.p_vaddr + ph.p_offset;
+			return 0;
+		}
+		return -ENOENT;
+	}
+	return -ENOENT;
+}
+
+/*
+ * Where a uprobe on an exported function goes. Symbol versions make
+ * aliases (pthread_rwlock_rdlock@GLIBC_2.2.5 and @@GLIBC_2.34 at one
+ * address) that some libbpf versions refuse as ambiguous.
+ */
+int syms_func_offset(const char *path, const char *name, uint64_t *off)
+{
+	Elf *elf;
+	int err;
+
+	elf_version(EV_CURRENT);
+	err = elf_open(path, &elf);
+	if (err)
+		return err;
+	err = func_offset_in(elf, name, off);
+	elf_end(elf);
+	return err;
+}
+
 /* --- DWARF handles ------------------------------------------------------ */
 
 /* dwz: DW_FORM_GNU_ref_alt points into a shared file named by build id. */

@@ -55,9 +55,22 @@ int uresolve(void *ctx, uint32_t tgid, uint64_t addr, struct usym_info *out)
 	out->module = m->path;
 	if (m->path[0] != '/')
 		return m->path[0] ? (out->why = USYM_NO_SYMTAB, 0) : resolve_anon(u, tgid, addr, out);
+	/*
+	 * With a build id, the file under its own name first: the cache is
+	 * keyed by path, and every process has its own /proc/self/fd/N for
+	 * the same libc. The build id tells whether it is still the same
+	 * file; when it is not, or is gone, the one held open since capture.
+	 */
+	err = -ENOENT;
+	if (m->build_id_len)
+		err = syms__resolve(u->syms, m->path, m->build_id, m->build_id_len,
+				    addr - m->start + m->pgoff, &r);
+	if (!err && (r.why == SYMS_NO_FILE || r.why == SYMS_BUILD_ID_MISMATCH))
+		err = -ENOENT;
 	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", m->fd);
-	err = syms__resolve(u->syms, m->fd >= 0 ? fdpath : m->path, m->build_id,
-			    m->build_id_len, addr - m->start + m->pgoff, &r);
+	if (err)
+		err = syms__resolve(u->syms, m->fd >= 0 ? fdpath : m->path, m->build_id,
+				    m->build_id_len, addr - m->start + m->pgoff, &r);
 	if (err) {
 		out->why = USYM_NO_FILE;
 		return 0;

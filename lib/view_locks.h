@@ -15,11 +15,13 @@ struct lock_filter {
 	const char *type;	/* lock_type_matches() */
 	const char *comm;
 	long pid;		/* -1 = any; matches tgid or tid */
+	bool waits_only;	/* no hold tables (top shows no hold columns) */
 };
 
 /*
  * Acquisitions and hold times, lockmeter's other half: from the tables of
- * the mmap_lock family (always) and of the hold family (--hold). Zero
+ * the mmap_lock family (always), of the hold family (--hold) and of the
+ * ulocks family's uprobes (user locks, -e ulocks,uprobes). Zero
  * acquisitions with has_hold false means "not measured", never "none".
  */
 struct hold_val {
@@ -33,6 +35,7 @@ struct hold_val {
 struct lock_part {		/* a caller or a stack of one lock */
 	uint32_t caller;	/* string id: lock_view__str() */
 	int32_t stack_id;
+	uint32_t tgid;		/* whose user stack it is (user locks) */
 	struct lock_row_val v;
 	struct hold_val h;
 };
@@ -75,6 +78,9 @@ void lock_view__sort(struct lock_view *v, enum lock_sort key);
 void lock_view__free(struct lock_view *v);
 /* A lock or caller name of the view: the profile's strings, then its own. */
 const char *lock_view__str(const struct lock_view *v, uint32_t id);
+/* One frame of a part's stack: a kernel symbol, or a user function and its file. */
+void lock_view__frame(const struct lock_view *v, const struct lock_part *s, uint64_t pc,
+		      char *buf, size_t len);
 /* Contended / acquired in percent, NAN when acquisitions were not measured. */
 double hold_con_pct(const struct lock_row_val *w, const struct hold_val *h);
 

@@ -49,6 +49,25 @@ cuts_ok() {
 	done
 }
 
+# top --replay: report's model interval by interval; the full-screen view under tmux.
+top_replay_ok() {
+	"$ls" top --replay "$1" --speed 0 -f json >"$tmp/top.jsonl" &&
+	[ "$("$ls" report -i "$1" -f json | jq -c '[.locks[] | select(.contended > 0) | {name, type, contended}] | sort_by(.name, .type)')" = \
+	  "$(jq -s -c '[.[-1].locks[] | {name, type, contended: .cumulative.contended}] | sort_by(.name, .type)' "$tmp/top.jsonl")" ]
+}
+top_view_ok() {
+	local sock=$tmp/tmux.sock k i
+	tmux -S "$sock" new-session -d -x 120 -y 30 "$ls top --replay $dir/data/fdstorm.data --speed 0.5 2>$tmp/view.err; echo EXIT=\$? >$tmp/view.rc; sleep 5"
+	for k in '>' 2 3 h Escape 1 Enter Escape r + q; do
+		sleep 0.4
+		tmux -S "$sock" send-keys "$k"
+	done
+	for i in $(seq 50); do [ -s "$tmp/view.rc" ] && break; sleep 0.1; done
+	tmux -S "$sock" kill-server 2>/dev/null
+	cat "$tmp/view.err" >&2
+	grep -q EXIT=0 "$tmp/view.rc" && ! grep -q Sanitizer "$tmp/view.err"
+}
+
 # Every long option in a command's --help is documented in its man page.
 docs_ok() {
 	local cmd=$1 page=$dir/../man/lockstat-$1.1 opt missing=
@@ -57,7 +76,7 @@ docs_ok() {
 	done
 	[ -z "$missing" ] || { echo "undocumented in $page:$missing" >&2; return 1; }
 }
-for c in record report fsck probe export diff; do
+for c in record report top fsck probe export diff; do
 	check "man page of $c documents every option of its --help" docs_ok "$c"
 done
 
@@ -68,6 +87,7 @@ for f in "$dir"/data/*.data; do
 	check "$name: report csv has a constant column count" csv_ok "$f"
 	check "$name: report text" text_ok "$f"
 	check "$name: every cut is read or refused, no sanitizer report" cuts_ok "$f"
+	check "$name: top --replay ends on report's totals" top_replay_ok "$f"
 done
 check "fdstorm.data: per-task filter finds files_struct.file_lock" named_ok
 check "hotspots.data: the hit list names hot_three after the recording" hits_ok
@@ -76,6 +96,11 @@ check "fdstorm.data: --callers alloc_fd names the dup path" graph_ok
 check "diff: a profile against itself changes nothing" diff_self_ok
 check "diff: hotspots against fdstorm has new and gone functions, constant CSV columns" diff_new_gone_ok
 check "diff: every bad option value is a usage error (exit 2)" diff_usage_ok
+if command -v tmux >/dev/null 2>&1; then
+	check "fdstorm.data: top's full-screen view replays, takes every key, quits clean" top_view_ok
+else
+	echo "SKIP: top's full-screen view: tmux is not installed"
+fi
 if command -v xmllint >/dev/null 2>&1; then
 	check "fdstorm.data: export -f svg, samples and locks, is well-formed XML" svgs_ok
 fi

@@ -30,13 +30,14 @@ static void usage(FILE *f)
 		"\n"
 		"  -i, --input FILE       profile to read (default lockstat.data)\n"
 		"  -V, --view VIEW        locks (default), hits (the sampled functions),\n"
-		"                         tables (the counter tables as recorded), or fd (per\n"
+		"                         tables (the counter tables as recorded), fd (per\n"
 		"                         process: fd table sharing, fd syscalls, fget, file_lock)\n"
+		"                         or pagecache (per file and process: pages, hit ratio)\n"
 		"  -k, --sort KEY         locks: wait_total (default), contended, wait_max, wait_avg,\n"
 		"                         wait_min, name; hits: samples (default), name\n"
 		"  -n, --top N            only the first N locks\n"
 		"      --hist             the log2 wait histogram of each lock\n"
-		"      --stacks           the kernel stacks of each lock\n"
+		"      --stacks           the stacks of each lock (user stacks for u: types)\n"
 		"      --lock GLOB        only locks whose name matches\n"
 		"      --caller GLOB      only waits from matching callers (e.g. 'alloc_fd*')\n"
 		"      --type TYPE        spinlock, rwlock[:R|:W], rwsem[:R|:W], mutex, mutex:spin, ...\n"
@@ -93,6 +94,8 @@ static int parse_type(const char *s)
 		"spinlock", "rwlock", "rwlock:R", "rwlock:W", "rwsem", "rwsem:R", "rwsem:W",
 		"mutex", "mutex:spin", "rtmutex", "rwlock-rt", "rwlock-rt:R", "rwlock-rt:W",
 		"pcpu-sem", "pcpu-sem:R", "pcpu-sem:W", "semaphore",
+		"u", "u:mutex", "u:mutex-pi", "u:rwlock", "u:rwlock:R", "u:rwlock:W", "u:spinlock",
+		"u:cond", "u:futex",
 	};
 	size_t i;
 
@@ -265,8 +268,10 @@ static int load(struct report *r)
 	r->cpu_ns = (double)profile__duration_ns(r->p) * (cpus ? atoi(cpus) : 1);
 	if (r->o.view != VIEW_LOCKS)
 		return 0;
-	if ((r->o.filter.pid >= 0 || r->o.filter.comm) && (!per_task || strcmp(per_task, "1"))) {
-		pr_err("--pid and --comm need a profile recorded with -t (per task)\n");
+	/* User locks always carry their process. */
+	if ((r->o.filter.pid >= 0 || r->o.filter.comm) && (!per_task || strcmp(per_task, "1")) &&
+	    !profile__table(r->p, "ulocks")) {
+		pr_err("--pid and --comm need a profile recorded with -t (per task) or -e ulocks\n");
 		return -EINVAL;
 	}
 	err = lock_view__build(&r->view, r->p, &r->o.filter);
@@ -496,7 +501,7 @@ static void print_stacks(const struct report *r, const struct lock_entry *e)
 			continue;
 		}
 		for (f = 0; f < st->nframes; f++) {
-			ksyms_format(&r->p->ksyms, st->frames[f], sym, sizeof(sym));
+			lock_view__frame(&r->view, s, st->frames[f], sym, sizeof(sym));
 			printf("          %s\n", sym);
 		}
 	}
@@ -506,14 +511,33 @@ static void print_stacks(const struct report *r, const struct lock_entry *e)
 static void print_hold_note(const struct report *r)
 {
 	const char *hold = meta_or(r->p, "probe.hold", "not recorded");
+	const char *up = meta_or(r->p, "probe.uprobes", "not recorded");
 
 	if (r->view.has_hold)
-		printf("# hold columns: mmap_lock from its tracepoints (%s); other locks: hold=%s%s\n#\n",
+		printf("# hold columns: mmap_lock from its tracepoints (%s); other locks: hold=%s%s%s%s\n#\n",
 		       meta_or(r->p, "probe.mmap_lock", "not recorded"), hold,
-		       strncmp(hold, "not", 3) ? "" : " (\"-\": not measured; record --hold)");
+		       strncmp(hold, "not", 3) ? "" : " (\"-\": not measured; record --hold)",
+		       strncmp(up, "not", 3) ? "; user locks: uprobes=" : "", strncmp(up, "not", 3) ? up : "");
 	else
 		printf("# acquisitions, CON%%, hold times, UTIL%%: not measured (mmap_lock=%s, hold=%s)\n#\n",
 		       meta_or(r->p, "probe.mmap_lock", "not recorded"), hold);
+}
+
+/* Uprobes detached over their budget measured the start of the run only. */
+static void print_uprobes_note(const struct report *r)
+{
+	const struct ptable *t = profile__table(r->p, "ulocks.uprobes");
+	int dc = ptable__col(t, "detached");
+	const uint64_t *row;
+	size_t it = 0;
+
+	while (t && dc >= 0 && (row = htab_next(&t->rows, &it, NULL))) {
+		if (row[dc]) {
+			printf("# user locks: uprobes detached over their budget (record --event-budget, --force): "
+			       "their acquisitions and holds cover the start of the run only\n#\n");
+			return;
+		}
+	}
 }
 
 static void print_text(const struct report *r)
@@ -525,6 +549,7 @@ static void print_text(const struct report *r)
 
 	print_header(r);
 	print_hold_note(r);
+	print_uprobes_note(r);
 	n = lock_cols(r, text_cols, sizeof(text_cols) / sizeof(text_cols[0]), 7, cols);
 	t = out_table__new(stdout, OUT_TEXT, cols, n);
 	for (i = 0; t && i < shown_locks(r); i++) {
@@ -699,7 +724,7 @@ static void json_stacks(struct json_writer *jw, const struct report *r, const st
 		jw_name(jw, "frames");
 		jw_start_array(jw);
 		for (f = 0; st && f < st->nframes; f++) {
-			ksyms_format(&r->p->ksyms, st->frames[f], sym, sizeof(sym));
+			lock_view__frame(&r->view, &e->stacks[i], st->frames[f], sym, sizeof(sym));
 			jw_string(jw, sym);
 		}
 		jw_end_array(jw);
@@ -715,6 +740,7 @@ static void json_lock(struct json_writer *jw, const struct report *r, const stru
 	jw_start_object(jw);
 	jw_string_field(jw, "name", lock_view__str(&r->view, e->name));
 	jw_string_field(jw, "type", lock_type_name(e->flags));
+	jw_bool_field(jw, "user", lock_type_is_user(e->flags));
 	json_stats(jw, r, &e->v);
 	json_hold(jw, r, &e->v, &e->h);
 	jw_name(jw, "callers");

@@ -5,6 +5,7 @@
 /* One function per subcommand, each in tool/cmd-<name>.c. */
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_fsck(int argc, char **argv);

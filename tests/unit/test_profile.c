@@ -593,11 +593,72 @@ static void test_read_errors(void **state)
 	assert_true(strlen(msg) > 0);
 }
 
+/* Every lock row of a equals b's. */
+static void expect_same_rows(const struct profile *a, const struct profile *b)
+{
+	const struct lock_row_key *k;
+	const struct lock_row_val *v, *w;
+	size_t it = 0;
+
+	assert_int_equal(a->rows.count, b->rows.count);
+	while ((v = htab_next(&a->rows, &it, (const void **)&k))) {
+		w = htab_find(&b->rows, k);
+		assert_non_null(w);
+		assert_memory_equal(v, w, sizeof(*v));
+	}
+}
+
+/* Feed the chunks of types (0: all) to p, as top does. */
+static void feed(struct profile *p, const struct store_file *f, uint32_t only)
+{
+	struct store_chunk ch;
+	uint64_t pos = f->hdr.header_len;
+	char msg[256];
+
+	while (store_next_chunk(f, &pos, &ch) == WALK_CHUNK)
+		if (!only || ch.type == only)
+			assert_int_equal(profile__add_chunk(p, &ch, msg, sizeof(msg)), 0);
+}
+
+/* top's reading: chunk by chunk is the whole file; clearing keeps the names. */
+static void test_chunk_by_chunk(void **state)
+{
+	struct fixture *fx = *state;
+	struct store_file f = { .data = fx->data, .size = fx->size };
+	struct profile *whole, *p;
+	const char *why = NULL;
+	char msg[256];
+	size_t nstrs;
+
+	assert_int_equal(read_prefix(fx->data, fx->size, &whole, msg, sizeof(msg)), 0);
+	assert_int_equal(store_parse(&f, &why), 0);
+	p = profile__new(&f.hdr);
+	assert_non_null(p);
+	feed(p, &f, 0);
+	expect_same_rows(p, whole);
+	assert_int_equal(p->nbuckets, whole->nbuckets);
+	assert_int_equal(p->ksyms.count, whole->ksyms.count);
+	assert_true(p->has_end);
+
+	nstrs = p->nstrs;
+	profile__clear_counts(p);
+	assert_int_equal(p->rows.count, 0);
+	assert_int_equal(p->nbuckets, 0);
+	assert_int_equal(p->nstrs, nstrs);
+	assert_int_equal(p->stacks.count, FX_NSTACKS);
+	/* The counting chunks alone, once more: the same rows. */
+	feed(p, &f, CHUNK_LOCKSTAT);
+	expect_same_rows(p, whole);
+	profile__free(p);
+	profile__free(whole);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_mem, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_chunk_by_chunk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_truncation_every_offset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_byte_flips, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_payload_flips, setup, teardown),

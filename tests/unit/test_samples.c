@@ -99,6 +99,7 @@ static struct profile *write_and_read(unsigned int *resolves)
 	assert_int_equal(pwriter__samples(w, 0, 1000, b1, 2), 0);
 	assert_int_equal(pwriter__samples(w, 1000, 2000, b2, 2), 0);
 	assert_int_equal(pwriter__usyms(w), 0);
+	assert_int_equal(pwriter__usyms(w), 0);	/* nothing new: nothing resolved again */
 	assert_int_equal(pwriter__end(w, 2000, 0, END_F_CLEAN), 0);
 	pwriter__free(w);
 	close(fd);

@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * User locks: their types, the naming of static locks (a process's
+ * mappings, the variable's symbol), and their rows in the locks view
+ * (callers outside the C library, holds joined to waits, event waits
+ * kept out unless asked for).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include "fixtures.h"
+#include "locktype.h"
+#include "syms.h"
+#include "ulock_names.h"
+#include "ulocks.h"
+#include "view_locks.h"
+
+/* Not static: the test names them from the symbol table of its own binary. */
+pthread_mutex_t test_global_lock = PTHREAD_MUTEX_INITIALIZER;
+int test_global_array[16] = { 1 };
+
+/* --- types ------------------------------------------------------------------ */
+
+static void test_type_names(void **state)
+{
+	(void)state;
+	assert_string_equal(lock_type_name(LOCK_F_USER | ULK_MUTEX), "u:mutex");
+	assert_string_equal(lock_type_name(LOCK_F_USER | ULK_RWLOCK_R), "u:rwlock:R");
+	assert_string_equal(lock_type_name(LOCK_F_USER | ULK_COND), "u:cond");
+	assert_string_equal(lock_type_name(LOCK_F_USER | 99), "u:unknown");
+	assert_string_equal(lock_type_name(LCB_F_MUTEX), "mutex");
+	assert_true(lock_type_matches("u", LOCK_F_USER | ULK_MUTEX));
+	assert_true(lock_type_matches("u:rwlock", LOCK_F_USER | ULK_RWLOCK_W));
+	assert_true(lock_type_matches("u:mutex", LOCK_F_USER | ULK_MUTEX));
+	assert_false(lock_type_matches("u:mutex", LOCK_F_USER | ULK_MUTEX_PI));
+	assert_false(lock_type_matches("mutex", LOCK_F_USER | ULK_MUTEX));
+	assert_false(lock_type_matches("u", LCB_F_MUTEX));
+	/* The kernel's families are unchanged. */
+	assert_true(lock_type_matches("rwsem", LCB_F_READ));
+	assert_true(lock_type_matches("mutex", LCB_F_MUTEX | LCB_F_SPIN));
+	assert_true(lock_type_is_wait(LOCK_F_USER | ULK_COND));
+	assert_true(lock_type_is_wait(LOCK_F_USER | ULK_FUTEX));
+	assert_false(lock_type_is_wait(LOCK_F_USER | ULK_MUTEX));
+	assert_false(lock_type_is_wait(ULK_COND));	/* a kernel flag set, not a user kind */
+	assert_true(lock_type_is_user(LOCK_F_USER | ULK_SPIN));
+	assert_false(lock_type_is_user(UINT32_MAX));
+	assert_string_equal(lock_type_name(UINT32_MAX), "unknown");
+}
+
+/* --- naming ----------------------------------------------------------------- */
+
+static void test_map_find(void **state)
+{
+	static const char *const lines[] = {
+		"55d000000000-55d000001000 r--p 00000000 08:01 42 /usr/bin/prog\n",
+		"55d000001000-55d000002000 r-xp 00001000 08:01 42 /usr/bin/prog\n",
+		"55d000003000-55d000004000 rw-p 00002000 08:01 42 /usr/bin/prog\n",
+		"55d000004000-55d000006000 rw-p 00000000 00:00 0 \n",
+		"55d001000000-55d001021000 rw-p 00000000 00:00 0                          [heap]\n",
+		"7f0000000000-7f0000001000 rw-p 00000000 00:00 0\n",
+	};
+	struct ulock_map maps[6];
+	const struct ulock_map *ref;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 6; i++)
+		assert_int_equal(ulock_map_parse(lines[i], &maps[i]), 0);
+	assert_string_equal(maps[0].path, "/usr/bin/prog");
+	assert_string_equal(maps[3].path, "");
+	assert_string_equal(maps[4].path, "[heap]");
+	assert_true(maps[2].pgoff == 0x2000);
+	/* .data, in the file: named through the file's first mapping. */
+	assert_int_equal(ulock_map_find(maps, 6, 0x55d000003010ULL, &ref), 0);
+	assert_ptr_equal(ref, &maps[0]);
+	/* .bss past the file: the file mapping just below. */
+	assert_int_equal(ulock_map_find(maps, 6, 0x55d000005000ULL, &ref), 0);
+	assert_ptr_equal(ref, &maps[0]);
+	/* The heap, anonymous memory after a gap: no file, no name. */
+	assert_int_equal(ulock_map_find(maps, 6, 0x55d001000040ULL, &ref), -ENOENT);
+	assert_int_equal(ulock_map_find(maps, 6, 0x7f0000000010ULL, &ref), -ENOENT);
+	assert_int_equal(ulock_map_find(maps, 6, 0x1000, &ref), -ENOENT);
+	assert_int_equal(ulock_map_parse("garbage\n", &maps[0]), -EINVAL);
+}
+
+/* Our own globals, named as record names a workload's. */
+static void test_names_of_self(void **state)
+{
+	struct ulock_names n;
+	const char *name;
+	int *heap = malloc(64);
+
+	(void)state;
+	assert_non_null(heap);
+	assert_int_equal(ulock_names__init(&n), 0);
+	name = ulock_names__lock(&n, getpid(), (uint64_t)(uintptr_t)&test_global_lock);
+	assert_string_equal(name, "test_global_lock");
+	name = ulock_names__lock(&n, getpid(), (uint64_t)(uintptr_t)&test_global_array[5]);
+	assert_string_equal(name, "test_global_array");
+	assert_string_equal(ulock_names__lock(&n, getpid(), (uint64_t)(uintptr_t)heap), "");
+	assert_string_equal(ulock_names__lock(&n, 0x7fffffff, 0x1000), "");
+	assert_true(ulock_names__comm(&n, getpid())[0] != '\0');
+	ulock_names__free(&n);
+	free(heap);
+}
+
+/* --- the locks view ----------------------------------------------------------- */
+
+#define TGID		42
+#define LIBC		"/usr/lib/x86_64-linux-gnu/libc.so.6"
+#define PROG_PATH	"/usr/bin/mutexstorm"
+#define PC_LLL_WAIT	0x7f0000001010ULL	/* libc: the futex syscall */
+#define PC_MUTEX_LOCK	0x7f0000002020ULL	/* libc: return into pthread_mutex_lock */
+#define PC_STORM_OP	0x55d000001040ULL	/* the program: return into storm_op */
+#define PC_RUN		0x55d000001140ULL	/* the program: return into run_worker */
+#define STORM_LOCK	0x55d000004000ULL
+#define STORM_COND	0x55d000004040ULL
+#define HEAP_LOCK	0x55d001000040ULL
+
+static int fake_resolve(void *ctx, uint32_t tgid, uint64_t addr, struct usym_info *out)
+{
+	(void)ctx;
+	memset(out, 0, sizeof(*out));
+	if (tgid != TGID) {
+		out->why = USYM_NO_MAPPING;
+		return 0;
+	}
+	out->nframes = 1;
+	out->module = addr >= 0x7f0000000000ULL ? LIBC : PROG_PATH;
+	if (addr >= 0x7f0000001000ULL && addr < 0x7f0000002000ULL)
+		out->frames[0] = (struct uframe){ "__lll_lock_wait", NULL, 0 };
+	else if (addr >= 0x7f0000002000ULL && addr < 0x7f0000003000ULL)
+		out->frames[0] = (struct uframe){ "pthread_mutex_lock", NULL, 0 };
+	else if (addr >= 0x55d000001000ULL && addr < 0x55d000001100ULL)
+		out->frames[0] = (struct uframe){ "storm_op", "mutexstorm.c", 12 };
+	else if (addr >= 0x55d000001100ULL && addr < 0x55d000001200ULL)
+		out->frames[0] = (struct uframe){ "run_worker", "mutexstorm.c", 30 };
+	else
+		out->nframes = 0;
+	return 0;
+}
+
+static const struct tcol wait_cols[] = {
+	{ "lock", TCOL_KEY }, { "pid", TCOL_KEY }, { "kind", TCOL_KEY },
+	{ "stack", TCOL_KEY_USTACK }, { "name", TCOL_KEY_STR }, { "comm", TCOL_KEY_STR },
+	{ "contended", TCOL_SUM }, { "wait_ns", TCOL_SUM },
+	{ "wait_min_ns", TCOL_MIN }, { "wait_max_ns", TCOL_MAX }, { "hist_0", TCOL_SUM },
+};
+
+static const struct tcol hold_cols[] = {
+	{ "lock", TCOL_KEY }, { "pid", TCOL_KEY }, { "kind", TCOL_KEY },
+	{ "stack", TCOL_KEY_USTACK }, { "name", TCOL_KEY_STR }, { "comm", TCOL_KEY_STR },
+	{ "acquired", TCOL_SUM }, { "held", TCOL_SUM }, { "hold_ns", TCOL_SUM }, { "hold_max_ns", TCOL_MAX },
+};
+
+static const struct tschema wait_schema = { "ulocks", 11, wait_cols };
+static const struct tschema hold_schema = { "ulocks.holds", 10, hold_cols };
+
+static const struct tustack waiter = { TGID, 4, { PC_LLL_WAIT, PC_MUTEX_LOCK, PC_STORM_OP, PC_RUN } };
+static const struct tustack heap_waiter = { TGID, 3, { PC_LLL_WAIT, PC_STORM_OP, PC_RUN } };
+static const struct tustack locker = { TGID, 3, { PC_MUTEX_LOCK, PC_STORM_OP, PC_RUN } };
+
+static void put(struct pwriter *w, const struct tschema *s, uint64_t *v, size_t n)
+{
+	struct trows r = { .schema = s, .n = n, .v = v };
+
+	assert_int_equal(pwriter__table(w, 0, 1000000000, &r), 0);
+}
+
+static void write_user_profile(int fd)
+{
+	uint64_t waits[3][11] = {
+		{ STORM_LOCK, TGID, ULK_MUTEX, tptr(&waiter), tptr("storm_lock"), tptr("mutexstorm"),
+		  10, 1000, 50, 300, 0 },
+		{ HEAP_LOCK, TGID, ULK_MUTEX, tptr(&heap_waiter), tptr(""), tptr("mutexstorm"),
+		  3, 30, 5, 20, 0 },
+		{ STORM_COND, TGID, ULK_COND, tptr(&waiter), tptr("storm_cond"), tptr("mutexstorm"),
+		  100, 99999, 1, 9000, 0 },
+	};
+	uint64_t holds[1][10] = {
+		{ STORM_LOCK, TGID, ULK_MUTEX, tptr(&locker), tptr("storm_lock"), tptr("mutexstorm"),
+		  50, 50, 5000, 400 },
+	};
+	struct pwriter_opts o = { .fd = fd, .resolve_user = fake_resolve, .created_ns = 1 };
+	struct pwriter *w = NULL;
+
+	assert_int_equal(pwriter__new(&w, &o), 0);
+	put(w, &wait_schema, &waits[0][0], 3);
+	put(w, &hold_schema, &holds[0][0], 1);
+	assert_int_equal(pwriter__usyms(w), 0);
+	assert_int_equal(pwriter__end(w, 1000000000, 0, END_F_CLEAN), 0);
+	pwriter__free(w);
+}
+
+static int setup_profile(void **state)
+{
+	struct profile *p = NULL;
+	char path[64], msg[256] = "";
+	int fd = fx_tmpfile(path), err;
+
+	if (fd < 0)
+		return -1;
+	write_user_profile(fd);
+	close(fd);
+	err = profile__read(path, &p, msg, sizeof(msg));
+	unlink(path);
+	if (err)
+		fprintf(stderr, "user profile: %s\n", msg);
+	*state = p;
+	return err ? -1 : 0;
+}
+
+static int teardown_profile(void **state)
+{
+	profile__free(*state);
+	return 0;
+}
+
+static const struct lock_entry *find(const struct lock_view *v, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < v->nlocks; i++)
+		if (!strcmp(lock_view__str(v, v->locks[i].name), name))
+			return &v->locks[i];
+	return NULL;
+}
+
+static void test_view_locks(void **state)
+{
+	const struct lock_filter any = { .pid = -1 };
+	const struct lock_entry *e;
+	struct lock_view v;
+	char frame[128];
+	char heap_name[64];
+
+	assert_int_equal(lock_view__build(&v, *state, &any), 0);
+	/* storm_lock and the heap lock; the condition variable is no lock. */
+	assert_int_equal(v.nlocks, 2);
+	assert_null(find(&v, "storm_cond"));
+	e = find(&v, "storm_lock");
+	assert_non_null(e);
+	assert_string_equal(lock_type_name(e->flags), "u:mutex");
+	assert_true(e->v.count == 10 && e->v.total_ns == 1000 && e->v.max_ns == 300);
+	/* The caller is the first frame outside the C library; the holds join it. */
+	assert_int_equal(e->ncallers, 1);
+	assert_string_equal(lock_view__str(&v, e->callers[0].caller), "storm_op");
+	assert_true(e->h.has_hold && e->h.acquired == 50 && e->h.hold_max_ns == 400);
+	assert_true(e->callers[0].h.acquired == 50);
+	assert_true(v.has_hold);
+	/* Its stack is a user stack: frames by function and file. */
+	assert_int_equal(e->nstacks, 1);
+	lock_view__frame(&v, &e->stacks[0], PC_STORM_OP, frame, sizeof(frame));
+	assert_string_equal(frame, "storm_op (mutexstorm)");
+	/* A lock on the heap: its address and its caller. */
+	snprintf(heap_name, sizeof(heap_name), "0x%" PRIx64 "@storm_op", (uint64_t)HEAP_LOCK);
+	e = find(&v, heap_name);
+	assert_non_null(e);
+	assert_true(e->v.count == 3 && !e->h.has_hold);
+	lock_view__free(&v);
+}
+
+static void test_view_filters(void **state)
+{
+	struct lock_filter f = { .pid = -1, .type = "u:cond" };
+	struct lock_view v;
+
+	assert_int_equal(lock_view__build(&v, *state, &f), 0);
+	assert_int_equal(v.nlocks, 1);
+	assert_string_equal(lock_view__str(&v, v.locks[0].name), "storm_cond");
+	assert_true(v.locks[0].v.count == 100);
+	lock_view__free(&v);
+
+	f.type = "u";	/* every user lock, and still no event waits */
+	assert_int_equal(lock_view__build(&v, *state, &f), 0);
+	assert_int_equal(v.nlocks, 2);
+	lock_view__free(&v);
+
+	f.type = "mutex";	/* the kernel's mutexes only */
+	assert_int_equal(lock_view__build(&v, *state, &f), 0);
+	assert_int_equal(v.nlocks, 0);
+	lock_view__free(&v);
+
+	f = (struct lock_filter){ .pid = TGID + 1 };
+	assert_int_equal(lock_view__build(&v, *state, &f), 0);
+	assert_int_equal(v.nlocks, 0);
+	lock_view__free(&v);
+
+	f = (struct lock_filter){ .pid = -1, .caller = "storm_*", .comm = "mutex*", .lock = "storm_lock" };
+	assert_int_equal(lock_view__build(&v, *state, &f), 0);
+	assert_int_equal(v.nlocks, 1);
+	lock_view__free(&v);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_type_names),
+		cmocka_unit_test(test_map_find),
+		cmocka_unit_test(test_names_of_self),
+		cmocka_unit_test_setup_teardown(test_view_locks, setup_profile, teardown_profile),
+		cmocka_unit_test_setup_teardown(test_view_filters, setup_profile, teardown_profile),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * lockstat top: the lock waits and CPU hot spots of a running workload,
+ * refreshed every interval, as top and lockmeter's locktop did. The
+ * options, and what the live and replay drivers (top-live.c,
+ * top-replay.c) share: a new interval becomes a snapshot that is drawn
+ * or printed, and the UI's requests are carried out. See tool/top.h for
+ * the parts.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include "cmds.h"
+#include "exitcode.h"
+#include "log.h"
+#include "session.h"
+#include "top.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: lockstat top [OPTIONS] [-a | -p PID | [--] COMMAND [ARGS...]]\n"
+		"       lockstat top --replay FILE [OPTIONS]\n"
+		"\n"
+		"  -a, --all-cpus         watch the whole system (the default without -p or a COMMAND)\n"
+		"  -p, --pid PID          watch process PID and the processes it forks\n"
+		"  -d, --duration SECS    stop after SECS seconds\n"
+		"  -i, --interval SECS    refresh every SECS (default 1); + and - change it\n"
+		"  -n, --iterations N     stop after N refreshes\n"
+		"  -b, --batch            print text snapshots instead of the full-screen view\n"
+		"  -f, --format FMT       text (default) or json: one JSON object per refresh\n"
+		"                         (JSON Lines; implies --batch)\n"
+		"  -o, --output FILE      also save the session as a profile that report reads\n"
+		"      --replay FILE      play a recorded profile through the same view (no root)\n"
+		"      --speed X          replay at X times the recorded pace (default 1; 0: at once)\n"
+		"  -k, --sort KEY         locks: wait (default), contended, avg, max, total_wait,\n"
+		"                         total_contended, total_avg, total_max, name;\n"
+		"                         functions: hits (default), total_hits, function\n"
+		"  -r, --rows N           --batch: rows per section (default 20 as text, all in JSON)\n"
+		"      --lock GLOB        only locks whose name matches (a word without * matches inside)\n"
+		"      --caller GLOB      only waits from matching callers\n"
+		"      --comm GLOB        only tasks whose command matches\n"
+		"      --func GLOB        only functions whose name matches\n"
+		"  -e, --events LIST      probe families, as for record (default locks,sample)\n"
+		"  -F, --freq HZ          samples per second per CPU (default 99)\n"
+		"      --hold             add hold times of kernel locks (costly, see lockstat-record(1))\n"
+		"      --attach MODE      auto, tp, tp_btf, tracepoint, fentry or kprobe (default auto)\n"
+		"      --stack-rate N     kernel stacks taken per second per CPU (default 1000)\n"
+		"  -M, --map-entries N    rows the kernel can hold (default 16384)\n"
+		"  -v, --verbose          say more\n"
+		"  -q, --quiet            only errors\n"
+		"  -h, --help             this help\n"
+		"\n"
+		"Keys: 1 2 3 views, < > sort, / filter, Enter callers and stacks, space pause,\n"
+		"r reset, + - interval, h help, q quit.\n");
+}
+
+enum { OPT_REPLAY = SESSION_OPT__END, OPT_SPEED, OPT_LOCK, OPT_CALLER, OPT_COMM, OPT_FUNC };
+
+static const struct option long_opts[] = {
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "iterations", required_argument, NULL, 'n' },
+	{ "batch", no_argument, NULL, 'b' },
+	{ "format", required_argument, NULL, 'f' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "replay", required_argument, NULL, OPT_REPLAY },
+	{ "speed", required_argument, NULL, OPT_SPEED },
+	{ "sort", required_argument, NULL, 'k' },
+	{ "rows", required_argument, NULL, 'r' },
+	{ "lock", required_argument, NULL, OPT_LOCK },
+	{ "caller", required_argument, NULL, OPT_CALLER },
+	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "func", required_argument, NULL, OPT_FUNC },
+	{ "events", required_argument, NULL, 'e' },
+	{ "freq", required_argument, NULL, 'F' },
+	{ "hold", no_argument, NULL, SESSION_OPT_HOLD },
+	{ "attach", required_argument, NULL, SESSION_OPT_ATTACH },
+	{ "stack-rate", required_argument, NULL, SESSION_OPT_STACK_RATE },
+	{ "map-entries", required_argument, NULL, 'M' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct top_args {
+	bool rows_set;
+	bool batch;
+	bool speed_set;
+};
+
+static int parse_speed(struct top *t, const char *arg)
+{
+	char *end;
+
+	errno = 0;
+	t->o.speed = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(t->o.speed) || t->o.speed < 0) {
+		pr_err("--speed: '%s' is not a number >= 0\n", arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_filter(char *dst, size_t len, const char *opt, const char *arg)
+{
+	if (strlen(arg) >= len) {
+		pr_err("%s: pattern too long\n", opt);
+		return -EINVAL;
+	}
+	snprintf(dst, len, "%s", arg);
+	return 0;
+}
+
+static int parse_top_opt(struct top *t, struct top_args *a, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'i':
+		return parse_seconds("--interval", arg, &t->o.interval);
+	case 'n':
+		if (parse_ulong("--iterations", arg, 1UL << 31, &t->o.iterations))
+			return -EINVAL;
+		return t->o.iterations ? 0 : (pr_err("--iterations: 0 refreshes shows nothing\n"), -EINVAL);
+	case 'b':
+		a->batch = true;
+		return 0;
+	case 'f':
+		if (!strcmp(arg, "json") || !strcmp(arg, "text")) {
+			t->o.out = !strcmp(arg, "json") ? TOP_JSON : TOP_TEXT;
+			return 0;
+		}
+		pr_err("--format: '%s' is not text or json\n", arg);
+		return -EINVAL;
+	case OPT_REPLAY: t->o.replay = arg; return 0;
+	case OPT_SPEED: a->speed_set = true; return parse_speed(t, arg);
+	case 'k':
+		if (!top_sort_parse(arg, &t->o.lock_key, &t->o.func_key))
+			return 0;
+		pr_err("--sort: unknown key '%s' (see --help)\n", arg);
+		return -EINVAL;
+	case 'r':
+		a->rows_set = true;
+		return parse_ulong("--rows", arg, 1UL << 31, &t->o.rows);
+	case OPT_LOCK: return parse_filter(t->q.lock, sizeof(t->q.lock), "--lock", arg);
+	case OPT_CALLER: return parse_filter(t->q.caller, sizeof(t->q.caller), "--caller", arg);
+	case OPT_COMM: return parse_filter(t->q.comm, sizeof(t->q.comm), "--comm", arg);
+	case OPT_FUNC: return parse_filter(t->q.func, sizeof(t->q.func), "--func", arg);
+	default: return -ENOENT;
+	}
+}
+
+/* --replay plays a file: the options that choose what to record do not apply. */
+static int check_replay(const struct session_opts *so)
+{
+	if (so->system_wide || so->pid || so->argv || so->output || so->duration) {
+		pr_err("--replay plays a recorded profile: -a, -p, -d, -o and a COMMAND do not apply\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int check_args(struct top *t, struct session_opts *so, const struct top_args *a)
+{
+	if (a->speed_set && !t->o.replay) {
+		pr_err("--speed needs --replay\n");
+		return -EINVAL;
+	}
+	if (t->o.out == TOP_CURSES && a->batch)
+		t->o.out = TOP_TEXT;
+	if (!a->rows_set)
+		t->o.rows = t->o.out == TOP_JSON ? 0 : 20;
+	if (t->o.replay)
+		return check_replay(so);
+	if (!so->pid && !so->argv)
+		so->system_wide = true;	/* as top: the whole system by default */
+	return session__check_target(so);
+}
+
+/* Returns 0, 1 for --help, or -EINVAL after saying what is wrong. */
+static int parse_args(struct top *t, struct session_opts *so, int argc, char **argv)
+{
+	struct top_args a = { 0 };
+	int opt, err;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+ap:d:i:n:bf:o:k:r:e:F:M:vqh", long_opts, NULL)) != -1) {
+		if (opt == 'h')
+			return 1;
+		if (opt == '?')
+			return -EINVAL;
+		err = parse_top_opt(t, &a, opt, optarg);
+		if (err == -ENOENT)
+			err = session__parse_opt(so, opt, optarg);
+		t->o.events_given |= opt == 'e';
+		if (err)
+			return -EINVAL;
+	}
+	if (optind < argc)
+		so->argv = &argv[optind];
+	return check_args(t, so, &a);
+}
+
+/* --- what both drivers share ---------------------------------------------- */
+
+static const double ladder[] = { 0.25, 0.5, 1, 2, 3, 5, 10, 15, 30, 60 };
+
+#define NLADDER	(sizeof(ladder) / sizeof(ladder[0]))
+
+double top__next_interval(double secs, int step)
+{
+	size_t i;
+
+	if (step > 0) {
+		for (i = 0; i < NLADDER; i++)
+			if (ladder[i] > secs + 1e-9)
+				return ladder[i];
+		return ladder[NLADDER - 1];
+	}
+	for (i = NLADDER; i-- > 0;)
+		if (ladder[i] < secs - 1e-9)
+			return ladder[i];
+	return ladder[0];
+}
+
+bool top__enough(const struct top *t)
+{
+	return t->o.iterations && t->shown >= t->o.iterations;
+}
+
+#define MIN_SELF_WALL_NS	(50 * 1000 * 1000ULL)
+
+static uint64_t tv_ns(const struct timeval *tv)
+{
+	return tv->tv_sec * NSEC_PER_SEC + tv->tv_usec * 1000ULL;
+}
+
+/* lockstat's own CPU time since the last interval, in % of one CPU. */
+static double self_cpu(struct top *t)
+{
+	struct rusage ru;
+	uint64_t cpu, wall = now_ns();
+	double pct = NAN;
+
+	getrusage(RUSAGE_SELF, &ru);
+	cpu = tv_ns(&ru.ru_utime) + tv_ns(&ru.ru_stime);
+	/* Over a few milliseconds (a replay at full speed) the ratio means nothing. */
+	if (t->self_wall_ns && wall > t->self_wall_ns + MIN_SELF_WALL_NS)
+		pct = 100.0 * (cpu - t->self_cpu_ns) / (wall - t->self_wall_ns);
+	t->self_cpu_ns = cpu;
+	t->self_wall_ns = wall;
+	return pct;
+}
+
+void top__mark(struct top *t)
+{
+	self_cpu(t);
+}
+
+static bool tables_shown(const struct top *t)
+{
+	enum top_view v = t->ui.view >= TV__MAIN ? t->ui.back : t->ui.view;
+
+	return t->o.out != TOP_CURSES || v == TV_TABLES;
+}
+
+int top__rebuild(struct top *t)
+{
+	struct top_snap *s, *old = t->snap;
+	int err;
+
+	t->q.tables = tables_shown(t);	/* the costly section only when seen */
+	err = top_snap__build(&s, &t->model, &t->q);
+
+	if (err) {
+		snprintf(t->ui.message, sizeof(t->ui.message), "building the view: %s", strerror(-err));
+		return err;
+	}
+	if (old) {	/* the header's figures belong to the interval, not to the query */
+		s->events_per_s = old->events_per_s;
+		s->probe_pct = old->probe_pct;
+		s->self_pct = old->self_pct;
+		s->final = old->final;
+	}
+	top_snap__sort_locks(s, t->o.lock_key);
+	top_snap__sort_funcs(s, t->o.func_key);
+	top_snap__free(old);
+	t->snap = s;
+	top_ui__follow(t);
+	return 0;
+}
+
+void top__show(struct top *t)
+{
+	if (t->o.out == TOP_CURSES)
+		top_ui__draw(t);
+	else
+		top_batch__print(t);
+}
+
+int top__interval(struct top *t, double events_per_s, double probe_pct)
+{
+	struct top_snap *s;
+	int err;
+
+	if (t->o.out == TOP_CURSES && t->ui.paused && !t->final)
+		return 0;
+	err = top__rebuild(t);
+	if (err)
+		return err;
+	s = t->snap;
+	/* Without kernel.bpf_stats, the events are the waits and samples counted. */
+	s->events_per_s = events_per_s >= 0 ? events_per_s :
+			  per_s(s->locks_iv.count + s->samples_iv, s->iv_ns);
+	s->probe_pct = probe_pct;
+	s->self_pct = self_cpu(t);
+	s->final = t->final;
+	t->shown++;
+	top__show(t);
+	return 0;
+}
+
+void top__apply(struct top *t, void (*set_interval)(void *ctx, double secs), void *ctx)
+{
+	if (t->ui.reset) {
+		top_model__reset(&t->model);
+		t->ui.reset = false;
+		t->ui.rebuild = true;
+	}
+	if (t->ui.interval_step) {
+		t->o.interval = top__next_interval(t->o.interval, t->ui.interval_step);
+		t->ui.interval_step = 0;
+		set_interval(ctx, t->o.interval);
+		snprintf(t->ui.message, sizeof(t->ui.message), "every %g s from the next refresh", t->o.interval);
+	}
+	if (t->ui.rebuild) {
+		t->ui.rebuild = false;
+		top__rebuild(t);
+	}
+	if (t->ui.redraw)
+		top_ui__draw(t);
+}
+
+/* --- the command ---------------------------------------------------------- */
+
+static void top_init(struct top *t, struct session *s)
+{
+	memset(t, 0, sizeof(*t));
+	t->o.interval = 1.0;
+	t->o.speed = 1.0;
+	t->o.lock_key = TK_WAIT_RATE;
+	t->o.func_key = TF_RATE;
+	top_model__init(&t->model);
+	session__init(s);
+	s->o.output = NULL;	/* a memfd, unless -o */
+	s->o.per_task = true;	/* for the comm filter */
+	s->o.probe_stats = true;	/* the header shows what the probes cost */
+}
+
+/* Set once the options are known. */
+static void top_session_opts(const struct top *t, struct session *s)
+{
+	s->o.bucket = t->o.interval;
+	/* The view names functions only; a saved profile keeps lines and inlines. */
+	s->o.brief_usyms = !s->o.output;
+	/* New processes mean new files to read: 1 % of the interval, the rest later. */
+	s->o.usyms_budget_ns = t->o.interval * NSEC_PER_SEC / 100;
+	s->o.wl_output = t->o.out == TOP_CURSES ? WL_OUT_NULL : WL_OUT_STDERR;
+	s->o.extra_signal = t->o.out == TOP_CURSES ? SIGWINCH : 0;
+	/*
+	 * Unlike record, locks does not bring the mmap_lock family along: its
+	 * hold times have no column here, and system-wide its table fills up
+	 * within seconds and doubles the cost of every drain. Its waits are
+	 * lock waits like any other; -e ...,mmap_lock adds its table.
+	 */
+	if (!t->o.events_given)
+		s->o.families &= ~FAMILY_MMAP_LOCK;
+}
+
+int cmd_top(int argc, char **argv)
+{
+	struct session s;
+	struct top t;
+	int err, code;
+
+	top_init(&t, &s);
+	err = parse_args(&t, &s.o, argc, argv);
+	if (err) {
+		session__free(&s);
+		usage(err > 0 ? stdout : stderr);
+		return err > 0 ? EXIT_OK : EXIT_USAGE;
+	}
+	log_set_json_errors(t.o.out == TOP_JSON);
+	if (t.o.out == TOP_CURSES && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+		pr_err("top needs a terminal: use --batch (or --format json) for a pipe or a file\n");
+		session__free(&s);
+		return EXIT_USAGE;
+	}
+	top_session_opts(&t, &s);
+	if (t.o.replay)
+		code = top_replay(&t);
+	else
+		code = top_live(&t, &s);
+	top_snap__free(t.snap);
+	top_model__free(&t.model);
+	session__free(&s);
+	return code;
+}

@@ -1,0 +1,929 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The recording machinery of record and top (tool/session.h): attach the
+ * probes, run the workload, and drain the kernel's aggregates into a
+ * profile once per bucket.
+ *
+ * With an output path, the file appears under its final name as soon as
+ * its header is written (through a temporary name and rename(2), so an
+ * existing profile is only replaced by a valid one); every later chunk is
+ * one write(2) with its own CRC. Ctrl-C, SIGTERM, the end of the workload
+ * or -d close the file cleanly; a SIGKILL leaves every bucket written
+ * before it readable. Without one (top), the profile goes to a memfd.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include "cmds.h"
+#include "exitcode.h"
+#include "log.h"
+#include "session.h"
+#include "syms.h"
+
+#define KILL_GRACE_NS	(3 * NSEC_PER_SEC)
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+void session__init(struct session *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->o = (struct session_opts){ .output = "lockstat.data", .bucket = 1.0, .mode = ATTACH_AUTO,
+		.stack_rate = 1000, .families = FAMILY_DEFAULT, .sample_freq = 99 };
+	s->fd = s->sigfd = s->pidfd = -1;
+	s->wl.go_fd = s->wl.err_fd = -1;
+	ksyms_init(&s->ks);
+	maps_cache__init(&s->maps, 1024);
+}
+
+/* --- options ------------------------------------------------------------- */
+
+static int parse_events(struct session_opts *o, const char *arg)
+{
+	unsigned int hold = o->families & FAMILY_HOLD;
+	const char *bad;
+
+	if (o->families & FAMILY_UPROBES)	/* --uprobes, and the ulocks they need */
+		hold |= FAMILY_ULOCKS | FAMILY_UPROBES;
+	if (!family_parse(arg, &o->families, &bad)) {
+		o->families |= hold;
+		return 0;
+	}
+	pr_err("--events: unknown probe family '%s' (%s)\n", bad, family_names_list());
+	return -EINVAL;
+}
+
+static int parse_map_entries(struct session_opts *o, const char *arg)
+{
+	unsigned long v;
+
+	if (parse_ulong("--map-entries", arg, 1UL << 24, &v))
+		return -EINVAL;
+	if (v < 64) {
+		pr_err("--map-entries: %lu is too small (at least 64)\n", v);
+		return -EINVAL;
+	}
+	o->map_entries = v;
+	return 0;
+}
+
+static int parse_freq(struct session_opts *o, const char *arg)
+{
+	if (parse_ulong("--freq", arg, 100000, &o->sample_freq))
+		return -EINVAL;
+	if (!o->sample_freq) {
+		pr_err("--freq: 0 samples per second samples nothing\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_pid(struct session_opts *o, const char *arg)
+{
+	unsigned long v;
+
+	if (parse_ulong("--pid", arg, INT_MAX, &v))
+		return -EINVAL;
+	if (!v) {
+		pr_err("--pid: 0 is not a process\n");
+		return -EINVAL;
+	}
+	o->pid = v;
+	return 0;
+}
+
+int session__parse_opt(struct session_opts *o, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'o':
+		o->output = arg;
+		return 0;
+	case 'a':
+		o->system_wide = true;
+		return 0;
+	case 'p':
+		return parse_pid(o, arg);
+	case 'd':
+		return parse_seconds("--duration", arg, &o->duration);
+	case 't':
+		o->per_task = true;
+		return 0;
+	case 'e':
+		return parse_events(o, arg);
+	case SESSION_OPT_HOLD:
+		o->families |= FAMILY_HOLD;
+		return 0;
+	case SESSION_OPT_UPROBES:
+		o->families |= FAMILY_ULOCKS | FAMILY_UPROBES;
+		return 0;
+	case SESSION_OPT_FORCE:
+		o->force = true;
+		return 0;
+	case SESSION_OPT_EVENT_BUDGET:
+		return parse_ulong("--event-budget", arg, 100000000UL, &o->event_budget);
+	case 'F':
+		return parse_freq(o, arg);
+	case SESSION_OPT_ATTACH:
+		if (attach_mode_parse(arg, &o->mode)) {
+			pr_err("--attach: '%s' is not one of auto, tp, tp_btf, tracepoint, fentry, kprobe\n", arg);
+			return -EINVAL;
+		}
+		return 0;
+	case SESSION_OPT_BUCKET:
+		return parse_seconds("--bucket", arg, &o->bucket);
+	case SESSION_OPT_STACK_RATE:
+		return parse_ulong("--stack-rate", arg, 1000000UL, &o->stack_rate);
+	case 'M':
+		return parse_map_entries(o, arg);
+	case 'v':
+		log_verbosity++;
+		return 0;
+	case 'q':
+		log_verbosity = -1;
+		return 0;
+	default:
+		return -ENOENT;
+	}
+}
+
+int session__check_target(struct session_opts *o)
+{
+	int targets = (o->pid > 0) + (o->argv != NULL);
+
+	if (targets > 1) {
+		pr_err("give either -p PID or a COMMAND, not both\n");
+		return -EINVAL;
+	}
+	if (!targets && !o->system_wide) {
+		pr_err("nothing to record: give -a, -p PID or a COMMAND\n");
+		return -EINVAL;
+	}
+	if (o->system_wide && o->pid > 0) {
+		pr_err("-a and -p exclude each other\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* --- the output file -------------------------------------------------- */
+
+/* No path: top reads the profile back and keeps nothing. */
+static int open_memfd(struct session *s)
+{
+	s->fd = memfd_create("lockstat-top", MFD_CLOEXEC);
+	if (s->fd < 0) {
+		pr_err("cannot create the in-memory profile: %s\n", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+static int open_output(struct session *s)
+{
+	char dir[PATH_MAX];
+
+	if (!s->o.output)
+		return open_memfd(s);
+	if (strlen(s->o.output) >= sizeof(dir) - 32) {
+		pr_err("%s: path too long\n", s->o.output);
+		return -ENAMETOOLONG;
+	}
+	snprintf(dir, sizeof(dir), "%s", s->o.output);
+	snprintf(s->tmp_path, sizeof(s->tmp_path), "%s/.lockstat-XXXXXX", dirname(dir));
+	s->fd = mkostemp(s->tmp_path, O_CLOEXEC);
+	if (s->fd < 0) {
+		int err = -errno;
+
+		pr_err("cannot write %s: %s\n", s->o.output, strerror(errno));
+		s->tmp_path[0] = '\0';
+		return err;
+	}
+	fchmod(s->fd, 0644);
+	return 0;
+}
+
+static void discard_output(struct session *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+	if (s->renamed)
+		unlink(s->o.output);
+	else if (s->tmp_path[0])
+		unlink(s->tmp_path);
+}
+
+static int publish_output(struct session *s)
+{
+	struct stat st;
+
+	if (!s->o.output)
+		return 0;
+	if (!stat(s->o.output, &st) && S_ISDIR(st.st_mode)) {
+		pr_err("cannot write %s: Is a directory\n", s->o.output);
+		return -EISDIR;
+	}
+	if (rename(s->tmp_path, s->o.output)) {
+		int err = -errno;
+
+		pr_err("cannot write %s: %s\n", s->o.output, strerror(errno));
+		return err;
+	}
+	s->renamed = true;
+	return 0;
+}
+
+static void note_write_error(struct session *s, int err)
+{
+	if (err && !s->write_err) {
+		s->write_err = err;
+		pr_err("writing %s failed: %s; stopping\n", s->name, strerror(-err));
+		s->stop = true;
+	}
+}
+
+/* --- the workload ------------------------------------------------------ */
+
+static void redirect_streams(enum wl_output out)
+{
+	int null;
+
+	if (out == WL_OUT_STDERR) {
+		dup2(STDERR_FILENO, STDOUT_FILENO);
+		return;
+	}
+	if (out != WL_OUT_NULL || (null = open("/dev/null", O_RDWR)) < 0)
+		return;
+	dup2(null, STDIN_FILENO);
+	dup2(null, STDOUT_FILENO);
+	dup2(null, STDERR_FILENO);
+	if (null > STDERR_FILENO)
+		close(null);
+}
+
+static void child_exec(struct session *s, int go, int errfd)
+{
+	char c;
+	int e;
+
+	sigprocmask(SIG_SETMASK, &s->orig_mask, NULL);
+	signal(SIGPIPE, SIG_DFL);
+	redirect_streams(s->o.wl_output);
+	/* Wait until the probes are attached: none of its contention is missed. */
+	if (read(go, &c, 1) != 1)
+		_exit(EXIT_FAIL);
+	execvp(s->o.argv[0], s->o.argv);
+	e = errno;
+	if (write(errfd, &e, sizeof(e)) != sizeof(e))
+		_exit(EXIT_FAIL);
+	_exit(e == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC);
+}
+
+static int workload_fork(struct session *s)
+{
+	int go[2], err[2];
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC))
+		return -errno;
+	if (pipe2(err, O_CLOEXEC)) {
+		close(go[0]);
+		close(go[1]);
+		return -errno;
+	}
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		close(go[1]);
+		close(err[0]);
+		child_exec(s, go[0], err[1]);
+	}
+	close(go[0]);
+	close(err[1]);
+	s->wl.pid = pid;
+	s->wl.go_fd = go[1];
+	s->wl.err_fd = err[0];
+	return 0;
+}
+
+/* Let the workload exec; returns 0 or the exit code for a failed exec. */
+static int workload_start(struct session *s)
+{
+	ssize_t n;
+	int e = 0;
+
+	if (write(s->wl.go_fd, "g", 1) != 1)
+		e = errno;
+	close(s->wl.go_fd);
+	s->wl.go_fd = -1;
+	n = read(s->wl.err_fd, &e, sizeof(e));
+	close(s->wl.err_fd);
+	s->wl.err_fd = -1;
+	if (n != sizeof(e) && !e)
+		return 0;
+	waitpid(s->wl.pid, NULL, 0);
+	s->wl.pid = 0;
+	pr_err("cannot run '%s': %s\n", s->o.argv[0], strerror(e));
+	return e == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC;
+}
+
+/* Reap without waiting; true once the workload is gone. */
+static bool workload_reap(struct session *s)
+{
+	int status;
+
+	if (!s->wl.pid || s->wl.exited)
+		return true;
+	if (waitpid(s->wl.pid, &status, WNOHANG) != s->wl.pid)
+		return false;
+	s->wl.exited = true;
+	s->wl.status = status;
+	return true;
+}
+
+static void workload_finish(struct session *s)
+{
+	uint64_t deadline = now_ns() + KILL_GRACE_NS;
+
+	if (!s->wl.pid || workload_reap(s)) {
+		s->wl_ended = true;
+		return;
+	}
+	kill(s->wl.pid, SIGTERM);
+	while (!workload_reap(s) && now_ns() < deadline)
+		usleep(10000);
+	if (!s->wl.exited) {
+		kill(s->wl.pid, SIGKILL);
+		waitpid(s->wl.pid, &s->wl.status, 0);
+		s->wl.exited = true;
+	}
+}
+
+int session__exit_code(const struct session *s)
+{
+	if (!s->wl.pid || !s->wl.exited)
+		return EXIT_OK;
+	if (WIFSIGNALED(s->wl.status))
+		return EXIT_SIGNAL_BASE + WTERMSIG(s->wl.status);
+	return WEXITSTATUS(s->wl.status);
+}
+
+/* --- meta data ----------------------------------------------------------- */
+
+static void join_argv(char **argv, char *out, size_t len)
+{
+	size_t used = 0;
+
+	out[0] = '\0';
+	for (; argv && *argv && used < len; argv++)
+		used += snprintf(out + used, len - used, "%s%s", used ? " " : "", *argv);
+}
+
+/* "tp_btf", "not recorded", or "not attached: why", for META and messages. */
+static char *family_text(const struct session *s, enum family f, char *buf, size_t len)
+{
+	const struct family_status *st = collector__status(s->col, f);
+
+	if (st->attached)
+		snprintf(buf, len, "%s", st->mode);
+	else if (!st->wanted)
+		snprintf(buf, len, "not recorded");
+	else
+		snprintf(buf, len, "not attached: %s", st->why);
+	return buf;
+}
+
+static int write_meta(struct session *s)
+{
+	char cpus[16], bucket[32], command[1024], target[64], started[64], rate[24], freq[24];
+	char modes[FAMILY_COUNT][300], keys[FAMILY_COUNT][32];
+	struct utsname u;
+	time_t t = time(NULL);
+	struct kv kv[16 + FAMILY_COUNT];
+	size_t n = 0;
+	int i;
+
+	uname(&u);
+	snprintf(cpus, sizeof(cpus), "%ld", sysconf(_SC_NPROCESSORS_ONLN));
+	snprintf(bucket, sizeof(bucket), "%" PRIu64, (uint64_t)(s->o.bucket * NSEC_PER_SEC));
+	join_argv(s->o.argv, command, sizeof(command));
+	if (s->o.pid)
+		snprintf(target, sizeof(target), "pid %d", s->o.pid);
+	else
+		snprintf(target, sizeof(target), "%s", s->o.system_wide ? "system-wide" : "command");
+	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%S%z", localtime(&t));
+	kv[n++] = (struct kv){ "lockstat_version", LOCKSTAT_VERSION };
+	kv[n++] = (struct kv){ "kernel", u.release };
+	kv[n++] = (struct kv){ "kernel_version", u.version };
+	kv[n++] = (struct kv){ "hostname", u.nodename };
+	kv[n++] = (struct kv){ "arch", u.machine };
+	kv[n++] = (struct kv){ "cpus", cpus };
+	kv[n++] = (struct kv){ "command", command };
+	kv[n++] = (struct kv){ "target", target };
+	kv[n++] = (struct kv){ "start_time", started };
+	kv[n++] = (struct kv){ "bucket_ns", bucket };
+	kv[n++] = (struct kv){ "per_task", s->o.per_task ? "1" : "0" };
+	snprintf(rate, sizeof(rate), "%lu", s->o.stack_rate);
+	kv[n++] = (struct kv){ "stack_rate", rate };
+	snprintf(freq, sizeof(freq), "%lu", s->o.sample_freq);
+	kv[n++] = (struct kv){ "sample_freq", freq };
+	for (i = 0; i < FAMILY_COUNT; i++) {
+		/* "probe.contention" predates the family names: kept for old readers. */
+		snprintf(keys[i], sizeof(keys[i]), "probe.%s",
+			 i == 0 ? "contention" : family_name(1 << i));
+		kv[n++] = (struct kv){ keys[i], family_text(s, 1 << i, modes[i], sizeof(modes[i])) };
+	}
+	return pwriter__meta(s->w, kv, n);
+}
+
+static const char *const lost_names[] = {
+	"missing_begin", "nested_dropped", "stale_begin", "pending_full",
+	"stack_collision", "stack_error", "map_full", "targets_full", "in_probe",
+};
+
+#define NLOST (sizeof(lost_names) / sizeof(lost_names[0]))
+_Static_assert(sizeof(struct cont_lost) == NLOST * sizeof(__u64), "one name per loss counter, in order");
+
+static const char *const sample_lost_names[] = {
+	"sample_kstack_error", "sample_ustack_error", "sample_stack_collision", "sample_map_full",
+};
+
+#define NSLOST (sizeof(sample_lost_names) / sizeof(sample_lost_names[0]))
+_Static_assert(sizeof(struct sample_lost) == NSLOST * sizeof(__u64), "one name per loss counter, in order");
+
+static int write_lost(struct session *s)
+{
+	char vals[NLOST + NSLOST][24];
+	struct cont_lost lost;
+	struct sample_lost slost;
+	struct kv kv[NLOST + NSLOST];
+	__u64 *counters = (__u64 *)&lost, *scounters = (__u64 *)&slost;
+	size_t i;
+
+	collector__lost(s->col, &lost);
+	collector__sample_lost(s->col, &slost);
+	for (i = 0; i < NLOST + NSLOST; i++) {
+		snprintf(vals[i], sizeof(vals[i]), "%llu",
+			 (unsigned long long)(i < NLOST ? counters[i] : scounters[i - NLOST]));
+		kv[i] = (struct kv){ (char *)(i < NLOST ? lost_names[i] : sample_lost_names[i - NLOST]), vals[i] };
+	}
+	return pwriter__lost(s->w, kv, NLOST + NSLOST);
+}
+
+/* Read a process's mappings once, and write them to the profile. */
+static int capture_process(struct session *s, uint32_t tgid)
+{
+	const char *paths[256];
+	struct mapping m[256];
+	size_t j, k;
+	int first, err = 0;
+
+	if (!tgid || maps_cache__has(&s->maps, tgid))
+		return 0;
+	first = maps_cache__capture(&s->maps, tgid);
+	if (first < 0)
+		return 0;	/* gone already: its PCs stay unmapped */
+	for (j = first; j < s->maps.n && !err; j += k) {
+		for (k = 0; k < 256 && j + k < s->maps.n; k++) {
+			const struct proc_map *pm = &s->maps.maps[j + k];
+
+			m[k] = (struct mapping){ .tgid = pm->tgid, .start = pm->start,
+				.end = pm->end, .pgoff = pm->pgoff, .build_id_len = pm->build_id_len };
+			memcpy(m[k].build_id, pm->build_id, sizeof(m[k].build_id));
+			paths[k] = pm->path;
+		}
+		err = pwriter__mappings(s->w, m, k, paths);
+	}
+	return err;
+}
+
+/* Capture the mappings of processes seen in samples for the first time. */
+static int capture_mappings(struct session *s, const struct sample_row *rows, size_t n)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < n && !err; i++)
+		err = capture_process(s, rows[i].key.tgid);
+	return err;
+}
+
+/* Called as the sampler announces a process, usually within milliseconds. */
+static void on_new_process(void *ctx, uint32_t tgid)
+{
+	struct session *s = ctx;
+
+	if (!s->write_err)
+		note_write_error(s, capture_process(s, tgid));
+}
+
+/* --- the loop ------------------------------------------------------------ */
+
+static void write_rows(struct session *s, const struct snapshot *snap, uint64_t t)
+{
+	uint64_t t0 = s->last_t - s->t0, t1 = t - s->t0;
+	size_t i;
+
+	for (i = 0; i < snap->ncont; i++)
+		s->contended += snap->cont[i].val.count;
+	for (i = 0; i < snap->nsamples; i++)
+		s->samples += snap->samples[i].count;
+	if (collector__status(s->col, FAMILY_LOCKS)->attached)
+		note_write_error(s, pwriter__bucket(s->w, t0, t1, snap->cont, snap->ncont));
+	if (!s->write_err)
+		note_write_error(s, capture_mappings(s, snap->samples, snap->nsamples));
+	if (!s->write_err && collector__status(s->col, FAMILY_SAMPLE)->attached)
+		note_write_error(s, pwriter__samples(s->w, t0, t1, snap->samples, snap->nsamples));
+	for (i = 0; i < snap->ntables && !s->write_err; i++)
+		note_write_error(s, pwriter__table(s->w, t0, t1, &snap->tables[i]));
+	if (!s->write_err)
+		note_write_error(s, write_lost(s));
+	s->last_t = t;
+}
+
+static void write_bucket(struct session *s)
+{
+	uint64_t start = now_ns();
+	struct snapshot snap;
+	int err;
+
+	err = collector__drain(s->col, &snap);
+	if (err) {
+		pr_err("reading the kernel maps failed: %s\n", strerror(-err));
+		s->stop = true;
+		return;
+	}
+	write_rows(s, &snap, now_ns());
+	s->drain_ns = now_ns() - start;
+}
+
+static void on_stop_signal(struct session *s, const struct signalfd_siginfo *si)
+{
+	s->signals++;
+	if (!s->wl.pid || s->wl.exited || s->signals > 1) {
+		s->stop = true;
+		return;
+	}
+	/* A terminal's Ctrl-C already reached the workload: forward the rest. */
+	if (si->ssi_code != SI_KERNEL)
+		kill(s->wl.pid, si->ssi_signo);
+	s->kill_deadline = now_ns() + KILL_GRACE_NS;
+}
+
+static void handle_signals(struct session *s)
+{
+	struct signalfd_siginfo si;
+
+	while (read(s->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD) {
+			if (s->wl.pid && workload_reap(s))
+				s->stop = true;
+			continue;
+		}
+		if (s->o.extra_signal && (int)si.ssi_signo == s->o.extra_signal) {
+			if (s->hooks && s->hooks->on_signal)
+				s->hooks->on_signal(s->hooks->ctx, si.ssi_signo);
+			continue;
+		}
+		on_stop_signal(s, &si);
+	}
+}
+
+static int poll_timeout_ms(const struct session *s, uint64_t deadline)
+{
+	uint64_t now = now_ns(), until = s->next_t;
+
+	if (deadline && deadline < until)
+		until = deadline;
+	if (s->kill_deadline && s->kill_deadline < until)
+		until = s->kill_deadline;
+	return until <= now ? 0 : (int)((until - now + 999999) / 1000000);
+}
+
+static void poll_once(struct session *s, uint64_t deadline)
+{
+	const struct session_hooks *h = s->hooks;
+	/* poll(2) skips the descriptors that are -1. */
+	struct pollfd pfd[4] = { { s->sigfd, POLLIN, 0 }, { s->pidfd, POLLIN, 0 },
+				 { collector__event_fd(s->col), POLLIN, 0 },
+				 { h && h->on_input ? h->input_fd : -1, POLLIN, 0 } };
+	int n = poll(pfd, 4, poll_timeout_ms(s, deadline));
+
+	if (n <= 0)
+		return;
+	if (pfd[2].revents & POLLIN)
+		collector__consume(s->col);
+	if (pfd[0].revents & POLLIN)
+		handle_signals(s);
+	if (s->pidfd >= 0 && (pfd[1].revents & POLLIN)) {
+		pr_notice("process %d exited\n", s->o.pid);
+		s->stop = true;
+	}
+	if (pfd[3].revents & (POLLIN | POLLHUP | POLLERR))
+		h->on_input(h->ctx);
+}
+
+void session__run(struct session *s)
+{
+	uint64_t deadline = s->o.duration ? s->t0 + (uint64_t)(s->o.duration * NSEC_PER_SEC) : 0;
+
+	s->next_t = s->t0 + (uint64_t)(s->o.bucket * NSEC_PER_SEC);
+	while (!s->stop) {
+		poll_once(s, deadline);
+		if (now_ns() >= s->next_t && !s->stop) {
+			write_bucket(s);
+			s->next_t += (uint64_t)(s->o.bucket * NSEC_PER_SEC);
+			if (!s->stop && s->hooks && s->hooks->on_bucket)
+				s->hooks->on_bucket(s->hooks->ctx);
+		}
+		if (deadline && now_ns() >= deadline)
+			s->stop = true;
+		if (s->kill_deadline && now_ns() >= s->kill_deadline && !workload_reap(s)) {
+			pr_warn("workload did not exit after the signal; killing it\n");
+			kill(s->wl.pid, SIGKILL);
+			s->kill_deadline = 0;
+		}
+	}
+}
+
+void session__stop(struct session *s)
+{
+	s->stop = true;
+}
+
+void session__set_bucket(struct session *s, double secs)
+{
+	s->o.bucket = secs;
+	s->next_t = s->last_t + (uint64_t)(secs * NSEC_PER_SEC);
+}
+
+/* --- set-up and tear-down ------------------------------------------------ */
+
+static int setup_signals(struct session *s)
+{
+	sigset_t mask;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGQUIT);
+	sigaddset(&mask, SIGCHLD);
+	if (s->o.extra_signal)
+		sigaddset(&mask, s->o.extra_signal);
+	if (sigprocmask(SIG_BLOCK, &mask, &s->orig_mask))
+		return -errno;
+	s->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	return s->sigfd < 0 ? -errno : 0;
+}
+
+static int open_target_pid(struct session *s)
+{
+	if (kill(s->o.pid, 0) && errno == ESRCH) {
+		pr_err("no process with pid %d\n", s->o.pid);
+		return -ESRCH;
+	}
+	s->pidfd = syscall(SYS_pidfd_open, s->o.pid, 0);
+	if (s->pidfd < 0)
+		pr_info("pidfd_open(%d): %s: will stop on -d or a signal only\n", s->o.pid, strerror(errno));
+	return 0;
+}
+
+static int attach_probes(struct session *s)
+{
+	struct collector_opts co = {
+		.per_task = s->o.per_task,
+		.filter_targets = !s->o.system_wide,
+		.mode = s->o.mode,
+		.stats_entries = s->o.map_entries,
+		.stack_rate = s->o.stack_rate,
+		.families = s->o.families,
+		.sample_freq = s->o.sample_freq,
+		.target_pid = s->wl.pid ? s->wl.pid : s->o.pid,
+		.event_budget = s->o.event_budget,
+		.force = s->o.force,
+		/* The opt-in families are the costly ones: say what they cost. */
+		.probe_stats = s->o.probe_stats ||
+			       (s->o.families & (FAMILY_FD | FAMILY_PAGECACHE | FAMILY_HOLD)),
+	};
+	char why[600] = "", mode[300];
+	int err, i;
+
+	features_probe(&s->feat);
+	if (!s->feat.r[FEAT_TP_SCHED].ok && co.filter_targets)
+		pr_warn("no sched_process_fork tracepoint: processes the workload forks are not followed\n");
+	err = collector__open(&s->col, &co, &s->feat, why, sizeof(why));
+	if (err) {
+		pr_err("no probe could be attached: %s\n", why);
+		return err;
+	}
+	/* A family that cannot attach is named; the others go on. */
+	for (i = 0; i < FAMILY_COUNT; i++) {
+		const struct family_status *st = collector__status(s->col, 1 << i);
+
+		if (st->wanted && !st->attached)
+			pr_warn("%s: %s\n", family_name(1 << i), family_text(s, 1 << i, mode, sizeof(mode)));
+		else if (st->attached)
+			pr_info("%s: %s\n", family_name(1 << i), st->mode);
+	}
+	if (s->wl.pid)
+		err = collector__add_target(s->col, s->wl.pid);
+	else if (s->o.pid)
+		err = collector__add_target(s->col, s->o.pid);
+	if (err)
+		pr_err("cannot follow the workload: %s\n", strerror(-err));
+	return err;
+}
+
+static void load_symbols(struct session *s)
+{
+	int err = ksyms_load(&s->ks);
+
+	s->have_ksyms = !err;
+	if (err == -EPERM)
+		pr_warn("kernel addresses are hidden (kptr_restrict): locks and callers stay unnamed\n");
+	else if (err)
+		pr_warn("cannot read /proc/kallsyms: %s: locks and callers stay unnamed\n", strerror(-err));
+}
+
+static int open_writer(struct session *s)
+{
+	struct pwriter_opts po = {
+		.fd = s->fd,
+		.ksyms = s->have_ksyms ? &s->ks : NULL,
+		.fetch_stack = collector__fetch_stack,
+		.fetch_sample_kstack = collector__fetch_sample_kstack,
+		.fetch_sample_ustack = collector__fetch_sample_ustack,
+		.fetch_ctx = s->col,
+		.resolve_user = uresolve,
+		.resolve_ctx = &s->ures,
+		.on_user_tgid = on_new_process,
+		.on_user_tgid_ctx = s,
+		.usyms_leaves_only = s->o.brief_usyms,
+	};
+	struct syms_opts so = { .lines = !s->o.brief_usyms, .inlines = !s->o.brief_usyms };
+	uint8_t id[16];
+	struct timespec ts;
+	int err;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	po.created_ns = ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+	if (getentropy(id, sizeof(id)))
+		memset(id, 0, sizeof(id));
+	po.recording_id = id;
+	po.nrq_locks = collector__rq_locks(s->col, &po.rq_locks);
+	s->syms = syms__new(&so);
+	s->ures = (struct uresolver){ .syms = s->syms, .maps = &s->maps };
+	if (!s->syms)
+		po.resolve_user = NULL;
+	err = pwriter__new(&s->w, &po);
+	if (!err)
+		err = write_meta(s);
+	if (err)
+		pr_err("writing %s failed: %s\n", s->name, strerror(-err));
+	return err;
+}
+
+void session__write_usyms(struct session *s)
+{
+	if (!s->write_err)
+		note_write_error(s, pwriter__usyms_for(s->w, s->o.usyms_budget_ns));
+}
+
+void session__finish(struct session *s)
+{
+	struct snapshot snap;
+	uint64_t t;
+	int err;
+	uint32_t flags;
+
+	workload_finish(s);
+	t = now_ns();
+	err = collector__stop(s->col, &snap);
+	if (err)
+		pr_err("reading the kernel maps failed: %s\n", strerror(-err));
+	if (!s->write_err && !err)
+		write_rows(s, &snap, t);
+	/* Once per unique user PC, while the files are still held open. */
+	if (!s->write_err)
+		note_write_error(s, pwriter__usyms(s->w));
+	flags = s->signals ? END_F_INTERRUPTED : END_F_CLEAN;
+	if (!s->write_err)
+		note_write_error(s, pwriter__end(s->w, t - s->t0, session__exit_code(s), flags));
+	if (!s->write_err && fsync(s->fd))
+		note_write_error(s, -errno);
+}
+
+/* What the probes cost, measured by the kernel (kernel.bpf_stats). */
+void session__say_costs(const struct session *s)
+{
+	struct probe_cost pc[FAMILY_COUNT];
+	double secs = (s->last_t - s->t0) / 1e9;
+	int i, n;
+
+	n = collector__costs(s->col, pc, FAMILY_COUNT);
+	if (n == -EOPNOTSUPP)
+		return;
+	if (n < 0) {
+		pr_warn("probe cost unknown: %s\n", strerror(-n));
+		return;
+	}
+	for (i = 0; i < n && secs > 0; i++) {
+		double rate = pc[i].events / secs;
+		double ns = pc[i].events ? (double)pc[i].run_ns / pc[i].events : 0;
+
+		pr_notice("probe cost: %-9s %10.0f events/s x %6.0f ns = %5.2f %% of one CPU\n",
+			  family_name(pc[i].family), rate, ns, pc[i].run_ns / secs / 1e7);
+	}
+}
+
+static void kill_workload(struct session *s)
+{
+	if (s->wl.pid) {
+		kill(s->wl.pid, SIGKILL);
+		waitpid(s->wl.pid, NULL, 0);
+	}
+}
+
+int session__start(struct session *s)
+{
+	int err, code;
+
+	s->name = s->o.output ? s->o.output : "the in-memory profile";
+	if (check_bpf_privileges())
+		return EXIT_FAIL;
+	if (setup_signals(s) || open_output(s))
+		return EXIT_FAIL;
+	if (s->o.pid && open_target_pid(s))
+		goto err_discard;
+	if (s->o.argv && (err = workload_fork(s))) {
+		pr_err("cannot start the workload: %s\n", strerror(-err));
+		goto err_discard;
+	}
+	if (attach_probes(s))
+		goto err_kill;
+	load_symbols(s);	/* after attaching: our own programs are named too */
+	if (open_writer(s))
+		goto err_kill;
+	if (collector__watch_processes(s->col, on_new_process, s))
+		pr_warn("cannot watch for new processes: short-lived ones may lose their user symbols\n");
+	s->t0 = s->last_t = now_ns();
+	if (s->wl.pid && (code = workload_start(s))) {
+		discard_output(s);	/* a profile that was there stays there */
+		return code;
+	}
+	/* Under its final name from here on: a SIGKILL leaves it readable. */
+	if (publish_output(s))
+		goto err_kill;
+	return 0;
+
+err_kill:
+	kill_workload(s);
+err_discard:
+	discard_output(s);
+	return EXIT_FAIL;
+}
+
+void session__free(struct session *s)
+{
+	collector__free(s->col);
+	pwriter__free(s->w);
+	syms__free(s->syms);
+	maps_cache__free(&s->maps);
+	ksyms_free(&s->ks);
+	if (s->fd >= 0)
+		close(s->fd);
+	if (s->sigfd >= 0)
+		close(s->sigfd);
+	if (s->pidfd >= 0)
+		close(s->pidfd);
+	if (s->wl.go_fd >= 0)
+		close(s->wl.go_fd);
+	if (s->wl.err_fd >= 0)
+		close(s->wl.err_fd);
+	s->col = NULL;
+	s->w = NULL;
+	s->syms = NULL;
+	s->fd = s->sigfd = s->pidfd = -1;
+}

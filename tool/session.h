@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef __LOCKSTAT_SESSION_H
+#define __LOCKSTAT_SESSION_H
+
+/*
+ * A recording session, shared by record and top: the workload held until
+ * the probes are attached, -p PID or -a, the signals (through a
+ * signalfd), the collector, the profile writer and the loop that drains
+ * the kernel's aggregates into it once per bucket. record writes the
+ * profile to a file; top writes it to a file or a memfd and reads it back
+ * after every bucket (DESIGN.md section 1).
+ */
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "collector.h"
+#include "kfeatures.h"
+#include "ksyms.h"
+#include "procmaps.h"
+#include "profile.h"
+#include "uresolve.h"
+
+#define NSEC_PER_SEC	1000000000ULL
+
+/* Where the workload's standard streams go. */
+enum wl_output {
+	WL_OUT_INHERIT,		/* ours (record) */
+	WL_OUT_STDERR,		/* stdout to our stderr: our stdout carries data */
+	WL_OUT_NULL,		/* all three to /dev/null: a full-screen UI owns the terminal */
+};
+
+struct session_opts {
+	const char *output;	/* NULL: an anonymous memfd (top without -o) */
+	bool system_wide;
+	pid_t pid;
+	double duration;	/* 0: until the workload ends or a signal */
+	double bucket;
+	bool per_task;
+	enum attach_mode mode;
+	unsigned long map_entries;
+	unsigned long stack_rate;
+	unsigned int families;
+	unsigned long sample_freq;
+	bool probe_stats;	/* measure every family's cost, not only the opt-in ones */
+	bool brief_usyms;	/* sampled user functions only, no DWARF lines nor inlines (top) */
+	uint64_t usyms_budget_ns;	/* time for session__write_usyms(), 0: no limit */
+	unsigned long event_budget;	/* uprobe hits per second, 0: the default */
+	bool force;		/* uprobes over the budget, or system-wide */
+	enum wl_output wl_output;
+	int extra_signal;	/* one more signal for the hooks (SIGWINCH), 0: none */
+	char **argv;		/* the workload, or NULL */
+};
+
+/* The long options every recording command shares (session__parse_opt). */
+enum {
+	SESSION_OPT_ATTACH = 1000,
+	SESSION_OPT_BUCKET,
+	SESSION_OPT_STACK_RATE,
+	SESSION_OPT_HOLD,
+	SESSION_OPT_UPROBES,
+	SESSION_OPT_FORCE,
+	SESSION_OPT_EVENT_BUDGET,
+	SESSION_OPT__END,	/* a command's own long options start here */
+};
+
+struct workload {
+	pid_t pid;		/* 0: none */
+	int go_fd;		/* write a byte to let it exec */
+	int err_fd;		/* errno of a failed exec, EOF on success */
+	bool exited;
+	int status;		/* from waitpid */
+};
+
+/* What a command adds to the loop (top: keys, redraws); every member optional. */
+struct session_hooks {
+	int input_fd;				/* polled too; -1: none */
+	void (*on_input)(void *ctx);		/* input_fd is readable */
+	void (*on_bucket)(void *ctx);		/* a bucket was just written */
+	void (*on_signal)(void *ctx, int signo);	/* opts.extra_signal arrived */
+	void *ctx;
+};
+
+struct session {
+	struct session_opts o;
+	const char *name;	/* the output, for messages */
+	const struct session_hooks *hooks;
+	struct features feat;
+	struct ksyms ks;
+	bool have_ksyms;
+	struct collector *col;
+	struct pwriter *w;
+	struct maps_cache maps;
+	struct syms *syms;
+	struct uresolver ures;
+	int fd;
+	char tmp_path[PATH_MAX];
+	bool renamed;
+	struct workload wl;
+	bool wl_ended;		/* the workload ended by itself, before finish */
+	int sigfd;
+	int pidfd;
+	sigset_t orig_mask;
+	uint64_t t0;
+	uint64_t last_t;
+	uint64_t next_t;	/* when the next bucket is drained */
+	uint64_t drain_ns;	/* how long the last bucket took to drain and write */
+	uint64_t contended;
+	uint64_t samples;
+	int signals;		/* SIGINT/SIGTERM/SIGHUP received */
+	uint64_t kill_deadline;	/* when a signalled workload gets SIGKILL */
+	bool stop;
+	int write_err;
+};
+
+uint64_t now_ns(void);
+
+/* record's defaults: 1 s buckets, locks and samples, 99 Hz. */
+void session__init(struct session *s);
+/* One shared option: 0, -EINVAL after saying what is wrong, -ENOENT when not one of them. */
+int session__parse_opt(struct session_opts *o, int opt, const char *arg);
+/* -a, -p PID or a COMMAND, consistent; 0 or -EINVAL after saying why. */
+int session__check_target(struct session_opts *o);
+/*
+ * Attach, start the workload and publish the output. Returns 0, or the
+ * exit code after saying why (the workload's exec failure, EXIT_FAIL).
+ */
+int session__start(struct session *s);
+/* Drain every bucket until the workload ends, -d, a signal or session__stop(). */
+void session__run(struct session *s);
+void session__stop(struct session *s);
+/* Drain every s seconds from the next bucket on. */
+void session__set_bucket(struct session *s, double secs);
+/* Symbolize the user PCs seen since the last call (top: before reading back). */
+void session__write_usyms(struct session *s);
+/* Stop the workload and the probes, write the last bucket and the END chunk. */
+void session__finish(struct session *s);
+/* The workload's exit status as lockstat's (128+N when killed by signal N). */
+int session__exit_code(const struct session *s);
+/* The probes' cost, one line per family (kernel.bpf_stats), when measured. */
+void session__say_costs(const struct session *s);
+void session__free(struct session *s);
+
+#endif
