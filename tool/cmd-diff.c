@@ -469,9 +469,9 @@ static void print_test(const struct diff *d)
 static void fmt_metric_side(char *buf, size_t len, double mean, double sd, size_t n)
 {
 	if (n > 1 && mean)
-		snprintf(buf, len, "%.6g (±%.1f%%, %zu runs)", mean, 100 * sd / fabs(mean), n);
+		snprintf(buf, len, "%.10g (±%.1f%%, %zu runs)", mean, 100 * sd / fabs(mean), n);
 	else
-		snprintf(buf, len, "%.6g", mean);
+		snprintf(buf, len, "%.10g", mean);
 }
 
 static void print_metric(const struct diff *d)

@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include "cmds.h"
 #include "exitcode.h"
@@ -43,11 +44,52 @@ static void usage(FILE *f)
 		"      --stack-rate N     kernel stacks taken per second per CPU (default 1000;\n"
 		"                         0: one for every wait); waits are always all counted\n"
 		"  -M, --map-entries N    rows the kernel can hold (default 16384)\n"
+		"      --metric REGEX     the workload's own figure: the last stdout line matching\n"
+		"                         REGEX, its first group (or first number); NAME=REGEX\n"
+		"                         names it (e.g. --metric 'ops/s=([0-9]+)')\n"
+		"      --repeat N         run the workload N times, one profile per run: FILE's\n"
+		"                         name gets .1 ... .N before its .data suffix\n"
 		"  -v, --verbose          say more (-vvv: libbpf's own messages)\n"
 		"  -q, --quiet            only errors\n"
 		"  -h, --help             this help\n"
 		"\n"
 		"The workload's exit status becomes lockstat's (128+N when killed by signal N).\n");
+}
+
+enum { OPT_METRIC = SESSION_OPT__END, OPT_REPEAT };
+
+static unsigned long repeat = 1;
+
+static int parse_metric(struct session_opts *o, const char *arg)
+{
+	struct metric m;
+	char why[160];
+
+	if (metric__init(&m, arg, why, sizeof(why))) {
+		pr_err("--metric %s\n", why);
+		return -EINVAL;
+	}
+	metric__free(&m);
+	o->metric = arg;
+	return 0;
+}
+
+static int parse_own(struct session_opts *o, int opt, const char *arg)
+{
+	switch (opt) {
+	case OPT_METRIC:
+		return parse_metric(o, arg);
+	case OPT_REPEAT:
+		if (parse_ulong("--repeat", arg, 10000, &repeat))
+			return -EINVAL;
+		if (!repeat) {
+			pr_err("--repeat: 0 runs record nothing\n");
+			return -EINVAL;
+		}
+		return 0;
+	default:
+		return session__parse_opt(o, opt, arg);
+	}
 }
 
 static const struct option long_opts[] = {
@@ -66,6 +108,8 @@ static const struct option long_opts[] = {
 	{ "bucket", required_argument, NULL, SESSION_OPT_BUCKET },
 	{ "stack-rate", required_argument, NULL, SESSION_OPT_STACK_RATE },
 	{ "map-entries", required_argument, NULL, 'M' },
+	{ "metric", required_argument, NULL, OPT_METRIC },
+	{ "repeat", required_argument, NULL, OPT_REPEAT },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -81,11 +125,15 @@ static int parse_args(struct session_opts *o, int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "+o:ap:d:te:F:M:vqh", long_opts, NULL)) != -1) {
 		if (opt == 'h')
 			return 1;
-		if (opt == '?' || session__parse_opt(o, opt, optarg))
+		if (opt == '?' || parse_own(o, opt, optarg))
 			return -EINVAL;
 	}
 	if (optind < argc)
 		o->argv = &argv[optind];
+	if ((o->metric || repeat > 1) && !o->argv) {
+		pr_err("--metric and --repeat need a COMMAND to run\n");
+		return -EINVAL;
+	}
 	return session__check_target(o);
 }
 
@@ -114,12 +162,53 @@ static int record(struct session *s)
 	return s->wl.pid ? session__exit_code(s) : EXIT_OK;
 }
 
+/* "base.data" -> "base.3.data"; "base" -> "base.3". */
+static void run_name(const char *output, unsigned long run, char *out, size_t len)
+{
+	size_t n = strlen(output);
+
+	if (n > 5 && !strcmp(output + n - 5, ".data"))
+		snprintf(out, len, "%.*s.%lu.data", (int)(n - 5), output, run);
+	else
+		snprintf(out, len, "%s.%lu", output, run);
+}
+
+/*
+ * --repeat: the same options, one session and one profile per run. A run
+ * that lockstat itself could not record (exit 1) ends the series; the
+ * workload's own failures do not, and the last run's status is returned.
+ */
+static int record_runs(const struct session_opts *opts)
+{
+	char name[PATH_MAX];
+	unsigned long i;
+	int code = EXIT_OK;
+
+	for (i = 1; i <= repeat; i++) {
+		struct session s;
+
+		session__init(&s);
+		s.o = *opts;
+		if (repeat > 1) {
+			run_name(opts->output, i, name, sizeof(name));
+			s.o.output = name;
+			pr_notice("run %lu of %lu: %s\n", i, repeat, name);
+		}
+		code = record(&s);
+		session__free(&s);
+		if (code == EXIT_FAIL || code == EXIT_USAGE || s.signals)
+			break;
+	}
+	return code;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct session s;
-	int err, code;
+	int err;
 
 	session__init(&s);
+	repeat = 1;
 	err = parse_args(&s.o, argc, argv);
 	if (err) {
 		session__free(&s);
@@ -132,7 +221,6 @@ int cmd_record(int argc, char **argv)
 	}
 	if (s.o.families & FAMILY_LOCKS)	/* its hold times come with the lock waits */
 		s.o.families |= FAMILY_MMAP_LOCK;
-	code = record(&s);
 	session__free(&s);
-	return code;
+	return record_runs(&s.o);
 }

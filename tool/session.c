@@ -50,7 +50,7 @@ void session__init(struct session *s)
 	memset(s, 0, sizeof(*s));
 	s->o = (struct session_opts){ .output = "lockstat.data", .bucket = 1.0, .mode = ATTACH_AUTO,
 		.stack_rate = 1000, .families = FAMILY_DEFAULT, .sample_freq = 99 };
-	s->fd = s->sigfd = s->pidfd = -1;
+	s->fd = s->sigfd = s->pidfd = s->wl_out_fd = -1;
 	s->wl.go_fd = s->wl.err_fd = -1;
 	ksyms_init(&s->ks);
 	maps_cache__init(&s->maps, 1024);
@@ -281,7 +281,7 @@ static void redirect_streams(enum wl_output out)
 		close(null);
 }
 
-static void child_exec(struct session *s, int go, int errfd)
+static void child_exec(struct session *s, int go, int errfd, int out)
 {
 	char c;
 	int e;
@@ -289,6 +289,8 @@ static void child_exec(struct session *s, int go, int errfd)
 	sigprocmask(SIG_SETMASK, &s->orig_mask, NULL);
 	signal(SIGPIPE, SIG_DFL);
 	redirect_streams(s->o.wl_output);
+	if (out >= 0)	/* --metric: we read it and pass it on */
+		dup2(out, STDOUT_FILENO);
 	/* Wait until the probes are attached: none of its contention is missed. */
 	if (read(go, &c, 1) != 1)
 		_exit(EXIT_FAIL);
@@ -301,12 +303,12 @@ static void child_exec(struct session *s, int go, int errfd)
 
 static int workload_fork(struct session *s)
 {
-	int go[2], err[2];
+	int go[2], err[2], out[2] = { -1, -1 };
 	pid_t pid;
 
 	if (pipe2(go, O_CLOEXEC))
 		return -errno;
-	if (pipe2(err, O_CLOEXEC)) {
+	if (pipe2(err, O_CLOEXEC) || (s->has_metric && pipe2(out, O_CLOEXEC))) {
 		close(go[0]);
 		close(go[1]);
 		return -errno;
@@ -317,10 +319,15 @@ static int workload_fork(struct session *s)
 	if (pid == 0) {
 		close(go[1]);
 		close(err[0]);
-		child_exec(s, go[0], err[1]);
+		child_exec(s, go[0], err[1], out[1]);
 	}
 	close(go[0]);
 	close(err[1]);
+	if (out[1] >= 0) {
+		close(out[1]);
+		fcntl(out[0], F_SETFL, O_NONBLOCK);
+		s->wl_out_fd = out[0];
+	}
 	s->wl.pid = pid;
 	s->wl.go_fd = go[1];
 	s->wl.err_fd = err[0];
@@ -621,17 +628,40 @@ static int poll_timeout_ms(const struct session *s, uint64_t deadline)
 	return until <= now ? 0 : (int)((until - now + 999999) / 1000000);
 }
 
+/*
+ * The workload's output, passed on as it comes and read for --metric;
+ * closed at EOF (it exited, or closed its stdout).
+ */
+static void pass_output(struct session *s)
+{
+	char buf[4096];
+	ssize_t n;
+
+	while ((n = read(s->wl_out_fd, buf, sizeof(buf))) > 0) {
+		metric__feed(&s->metric, buf, n);
+		if (write(STDOUT_FILENO, buf, n) != n)
+			break;	/* our stdout is gone: the metric is still read */
+	}
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+		close(s->wl_out_fd);
+		s->wl_out_fd = -1;
+	}
+}
+
 static void poll_once(struct session *s, uint64_t deadline)
 {
 	const struct session_hooks *h = s->hooks;
 	/* poll(2) skips the descriptors that are -1. */
-	struct pollfd pfd[4] = { { s->sigfd, POLLIN, 0 }, { s->pidfd, POLLIN, 0 },
+	struct pollfd pfd[5] = { { s->sigfd, POLLIN, 0 }, { s->pidfd, POLLIN, 0 },
 				 { collector__event_fd(s->col), POLLIN, 0 },
-				 { h && h->on_input ? h->input_fd : -1, POLLIN, 0 } };
-	int n = poll(pfd, 4, poll_timeout_ms(s, deadline));
+				 { h && h->on_input ? h->input_fd : -1, POLLIN, 0 },
+				 { s->wl_out_fd, POLLIN, 0 } };
+	int n = poll(pfd, 5, poll_timeout_ms(s, deadline));
 
 	if (n <= 0)
 		return;
+	if (pfd[4].revents & (POLLIN | POLLHUP | POLLERR))
+		pass_output(s);
 	if (pfd[2].revents & POLLIN)
 		collector__consume(s->col);
 	if (pfd[0].revents & POLLIN)
@@ -811,6 +841,24 @@ void session__write_usyms(struct session *s)
 		note_write_error(s, pwriter__usyms_for(s->w, s->o.usyms_budget_ns));
 }
 
+/* A second META chunk: its keys join (and win over) the first one's. */
+static void write_metric(struct session *s)
+{
+	struct kv kv[2];
+
+	if (!s->has_metric)
+		return;
+	metric__end(&s->metric);
+	if (!s->metric.found) {
+		pr_warn("--metric: no line of the workload's output matched\n");
+		return;
+	}
+	kv[0] = (struct kv){ "metric.name", s->metric.name };
+	kv[1] = (struct kv){ "metric.value", s->metric.value };
+	pr_notice("metric: %s = %s\n", s->metric.name, s->metric.value);
+	note_write_error(s, pwriter__meta(s->w, kv, 2));
+}
+
 void session__finish(struct session *s)
 {
 	struct snapshot snap;
@@ -820,6 +868,8 @@ void session__finish(struct session *s)
 
 	workload_finish(s);
 	t = now_ns();
+	if (s->wl_out_fd >= 0)	/* what it wrote just before it ended */
+		pass_output(s);
 	err = collector__stop(s->col, &snap);
 	if (err)
 		pr_err("reading the kernel maps failed: %s\n", strerror(-err));
@@ -828,6 +878,8 @@ void session__finish(struct session *s)
 	/* Once per unique user PC, while the files are still held open. */
 	if (!s->write_err)
 		note_write_error(s, pwriter__usyms(s->w));
+	if (!s->write_err)
+		write_metric(s);
 	flags = s->signals ? END_F_INTERRUPTED : END_F_CLEAN;
 	if (!s->write_err)
 		note_write_error(s, pwriter__end(s->w, t - s->t0, session__exit_code(s), flags));
@@ -871,6 +923,15 @@ int session__start(struct session *s)
 	int err, code;
 
 	s->name = s->o.output ? s->o.output : "the in-memory profile";
+	if (s->o.metric && s->o.argv) {	/* the regex was checked with the options */
+		char why[160];
+
+		if (metric__init(&s->metric, s->o.metric, why, sizeof(why))) {
+			pr_err("--metric %s\n", why);
+			return EXIT_USAGE;
+		}
+		s->has_metric = true;
+	}
 	if (check_bpf_privileges())
 		return EXIT_FAIL;
 	if (setup_signals(s) || open_output(s))
@@ -922,6 +983,12 @@ void session__free(struct session *s)
 		close(s->wl.go_fd);
 	if (s->wl.err_fd >= 0)
 		close(s->wl.err_fd);
+	if (s->wl_out_fd >= 0)
+		close(s->wl_out_fd);
+	if (s->has_metric)
+		metric__free(&s->metric);
+	s->has_metric = false;
+	s->wl_out_fd = -1;
 	s->col = NULL;
 	s->w = NULL;
 	s->syms = NULL;

@@ -17,6 +17,7 @@
 #include <sys/types.h>
 #include "collector.h"
 #include "kfeatures.h"
+#include "metric.h"
 #include "ksyms.h"
 #include "procmaps.h"
 #include "profile.h"
@@ -51,6 +52,7 @@ struct session_opts {
 	enum wl_output wl_output;
 	int extra_signal;	/* one more signal for the hooks (SIGWINCH), 0: none */
 	char **argv;		/* the workload, or NULL */
+	const char *metric;	/* --metric: read the workload's figure from its stdout */
 };
 
 /* The long options every recording command shares (session__parse_opt). */
@@ -98,6 +100,9 @@ struct session {
 	char tmp_path[PATH_MAX];
 	bool renamed;
 	struct workload wl;
+	int wl_out_fd;		/* the workload's stdout, read for --metric; -1 */
+	struct metric metric;
+	bool has_metric;
 	bool wl_ended;		/* the workload ended by itself, before finish */
 	int sigfd;
 	int pidfd;

@@ -33,5 +33,10 @@ check "with --fork the file_lock contention all but vanishes ($forked vs $conten
 # following forks can see its contention.
 "$LOCKSTAT" record -q -o child.data -- sh -c "$WL/fdstorm -t 2 -d 1 -q >/dev/null; true"
 "$LOCKSTAT" report -i child.data -f json >child.json
-check "a forked child of the workload is followed" jqe "[$lock | .contended] | add > 1000" child.json
+# Its waits, or where a busy machine kept the two threads apart, its samples.
+followed() {
+	jqe "[$lock | .contended] | add > 0" child.json ||
+		jqe '.total_samples > 0' <("$LOCKSTAT" report -i child.data --view hits --comm 'fdstorm*' -f json)
+}
+check "a forked child of the workload is followed" followed
 done_testing

@@ -29,7 +29,7 @@ sum=$(jq -s "[.[] | $lock | .interval.contended] | add // 0" top.jsonl)
 check "files_struct.file_lock is contended ($total)" test "$total" -gt 100
 check "the intervals add up to the total ($sum = $total)" test "$sum" = "$total"
 check "interval rates are contended / interval" jqe -s "[.[] | .interval_ns as \$n | $lock | .interval |
-	((.contended_per_s - .contended * 1e9 / \$n) | fabs) < 1] | all" top.jsonl
+	((.contended_per_s - .contended * 1e9 / \$n) | fabs) < 1 + 1e-5 * .contended_per_s] | all" top.jsonl
 check "callers of file_lock are on the fd paths" jqe -s "[.[-1] | $lock | .callers[].symbol |
 	test(\"^(alloc_fd|file_close_fd|close_fd|__close_fd|__alloc_fd|do_dup2|ksys_dup3|put_unused_fd|fd_install)\")] | any" top.jsonl
 check "the top caller is a function, not a bracketed placeholder" jqe -s "[.[-1] | $lock | .caller | startswith(\"[\") | not] | all" top.jsonl
@@ -47,7 +47,9 @@ check "and every lock's count" test "$(jq -c '[.locks[] | select(.contended > 0)
 # (and with the machine's load), so the rates are compared on interleaved
 # runs and within a factor of 3, not exactly.
 rates=
-for i in 1 2; do
+# fdstorm's contention varies tenfold between runs on a busy 2-CPU guest:
+# three pairs, and the rates of all of them summed.
+for i in 1 2 3; do
 	"$LOCKSTAT" record -q -o rec$i.data -- "$WL/fdstorm" -t 2 -d 2 -q >/dev/null 2>&1
 	r=$("$LOCKSTAT" report -i rec$i.data -f json | jq "([$lock | .contended] | add // 0) * 1e9 / .meta.duration_ns | floor")
 	"$LOCKSTAT" top -f json -- "$WL/fdstorm" -t 2 -d 2 -q >top$i.jsonl 2>/dev/null
