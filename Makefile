@@ -40,7 +40,7 @@ CLANG_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 | \
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-unused-parameter \
 	-Ibpf/vmlinux -Ibpf $(CLANG_SYS_INCLUDES)
 
-BPF_FAMILIES := targets contention sample kfeatures names mmaplock fd pagecache ulocks
+BPF_FAMILIES := targets contention sample kfeatures names mmaplock fd pagecache hold ulocks
 BPF_OBJS := $(patsubst %,$(OUTPUT)/bpf/%.bpf.o,$(BPF_FAMILIES))
 SKELS := $(patsubst %,$(OUTPUT)/skel/%.skel.h,$(BPF_FAMILIES))
 

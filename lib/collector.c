@@ -40,6 +40,7 @@ static const struct table_family *const table_families[] = {
 	&mmap_lock_family,
 	&fd_family,
 	&pagecache_family,
+	&hold_family,
 	&ulocks_family,
 	&uprobes_family,	/* after ulocks, which attaches them */
 };

@@ -297,6 +297,9 @@ static int add_hold_row(struct lock_view *v, struct htab *index, const struct ht
 	struct lock_part *c;
 	int err;
 
+	/* mmap_lock's own tracepoints already counted these acquisitions. */
+	if (!src->fixed_name && lc >= 0 && htab_find(&v->mmap_locks, &row[lc]))
+		return 0;
 	if (lc < 0 || sc < 0 || kc < 0 || ac < 0 || hc < 0 || nc < 0 || mc < 0)
 		return 0;	/* not the columns this lockstat knows */
 	flags = src->fixed_name ? (row[kc] ? LCB_F_WRITE : LCB_F_READ) : kind_flags(row[kc]);
@@ -332,6 +335,20 @@ static int add_hold_row(struct lock_view *v, struct htab *index, const struct ht
 }
 
 /* Per-task filters cannot apply to hold tables, which are per lock. */
+/* The locks the mmap_lock table covers: the hold family's rows for them would count twice. */
+static int index_mmap_locks(struct lock_view *v)
+{
+	const struct ptable *t = profile__table(v->p, "mmap_lock");
+	int lc = ptable__col(t, "lock");
+	const uint64_t *row;
+	size_t it = 0;
+
+	while (t && lc >= 0 && (row = htab_next(&t->rows, &it, NULL)))
+		if (!htab_get(&v->mmap_locks, &row[lc], NULL))
+			return -ENOMEM;
+	return 0;
+}
+
 static int add_holds(struct lock_view *v, struct htab *index, const struct lock_filter *f)
 {
 	struct htab names;
@@ -341,7 +358,10 @@ static int add_holds(struct lock_view *v, struct htab *index, const struct lock_
 	if (f->pid >= 0 || f->comm || f->waits_only)
 		return 0;
 	htab_init(&names, sizeof(uint64_t), sizeof(uint32_t));
+	htab_init(&v->mmap_locks, sizeof(uint64_t), 1);
 	err = index_names(v->p, &names);
+	if (!err)
+		err = index_mmap_locks(v);
 	for (i = 0; !err && i < sizeof(hold_sources) / sizeof(hold_sources[0]); i++) {
 		const struct ptable *t = profile__table(v->p, hold_sources[i].table);
 		const uint64_t *row;
@@ -350,6 +370,7 @@ static int add_holds(struct lock_view *v, struct htab *index, const struct lock_
 			err = add_hold_row(v, index, &names, &hold_sources[i], t, row, f);
 	}
 	htab_free(&names);
+	htab_free(&v->mmap_locks);
 	return err;
 }
 

@@ -67,6 +67,7 @@ struct lock_view {
 	struct lock_row_val total;
 	struct hold_val hold_total;
 	bool has_hold;		/* some lock has hold data */
+	struct htab mmap_locks;	/* while building: addresses the mmap_lock table covers */
 	char **xstrs;		/* names made by the view: ids from p->nstrs on */
 	size_t nxstrs;
 	size_t xstrs_cap;

@@ -10,7 +10,7 @@ tier() {	# name, then the command; parses the tier's "N passed, N failed" line
 	local name=$1 out rc p f s
 	shift
 	echo "=== $name"
-	out=$("$@" 2>&1 | tee /dev/stderr | tail -n 1)
+	out=$("$@" 2>&1 | tee -a /dev/stderr | tail -n 1)
 	rc=${PIPESTATUS[0]}
 	p=$(sed -n 's/.*: \([0-9]*\) passed.*/\1/p' <<<"$out")
 	f=$(sed -n 's/.* \([0-9]*\) failed.*/\1/p' <<<"$out")

@@ -190,7 +190,7 @@ echo "# vm: kernel $kernel_desc; initramfs ${size} MiB; console log $log"
 # panic=-1 with -no-reboot: a panic ends QEMU at once.
 qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max,-hypervisor -smp "${LOCKSTAT_VM_SMP:-3}" -m 1G
 	-nographic -no-reboot -nic none -kernel "$kernel" -initrd "$work/initramfs.cpio.gz"
-	-append "console=ttyS0 quiet panic=-1 tsc=reliable rdinit=/init")
+	-append "console=ttyS0 quiet panic=-1 tsc=reliable rdinit=/init LOCKSTAT_VM_HOLD_KPROBE=${LOCKSTAT_VM_HOLD_KPROBE:-0}")
 t0=$(now)
 if [ "$shell" = 1 ]; then
 	"${qemu[@]}" | tee "$log"

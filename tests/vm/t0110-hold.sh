@@ -1,0 +1,138 @@
+#!/bin/sh
+# record --hold: every acquisition and hold of the kernel's spinlocks,
+# mutexes and rwsems, from fexit/fentry on the lock functions and from
+# kretprobes/kprobes. Threads sharing one fd table take
+# files_struct.file_lock on every open and close (fdstorm), threads
+# sharing one mm take its mmap_lock (mmapstorm). For each mode: at least
+# as many acquisitions as contended ones, hold avg <= max, UTIL in
+# [0, 100], the callers are the fd paths, and record says what the
+# probes cost; the mmap_lock tracepoints, which count every acquisition
+# of that lock too, must agree with the hold probes.
+. "$(dirname "$0")/lib.sh"
+"$LOCKSTAT" probe >probe.txt 2>&1
+
+# The hold table as CSV: lock,kind,caller,acquired,held,hold_ns,hold_max_ns,failed
+# check_table NAME KINDS: its rows are consistent, and KINDS (1 spinlock,
+# 2 mutex, 3 rwsem read, 4 rwsem write) are among them.
+check_table() {
+	"$LOCKSTAT" report -i "$1.data" --view tables --table hold -f csv >"$1.hold.csv"
+	check "$1: report --view tables --table hold exits 0" test $? = 0 || return
+	check "$1: the hold table has the contract's columns" \
+		test "$(head -n 1 "$1.hold.csv")" = "lock,kind,caller,acquired,held,hold_ns,hold_max_ns,failed" ||
+		{ show "$1.hold.csv"; return; }
+	check "$1: constant column count" \
+		awk -F, 'NR == 1 { n = NF } NF != n { bad = 1 } END { exit bad || NR < 2 }' "$1.hold.csv"
+	check "$1: acquisitions seen ($(awk -F, 'NR > 1 { n += $4 } END { print n + 0 }' "$1.hold.csv"))" \
+		awk -F, 'NR > 1 && $4 > 0 { ok = 1 } END { exit !ok }' "$1.hold.csv"
+	kinds=$(awk -F, 'NR > 1 { k[$2] += $4 } END { for (i in k) printf "%s=%s ", i, k[i] }' "$1.hold.csv")
+	check "$1: kinds are 1..4, with $2 among them (acquired by kind: $kinds)" \
+		awk -F, -v want="$2" 'NR > 1 { if ($2 < 1 || $2 > 4) bad = 1; k[$2] = 1 }
+			END { n = split(want, w, " "); for (i = 1; i <= n; i++) if (!(w[i] in k)) bad = 1; exit bad }' \
+		"$1.hold.csv" || show "$1.hold.csv"
+	sort -t, -k4,4nr "$1.hold.csv" | head -n 8 |
+		awk -F, -v n="$1" '$1 != "lock" { printf "# %s: top: %s kind %s %s: %d acquired, %d held, avg %d ns, max %d ns\n",
+			n, $1, $2, $3, $4, $5, $5 ? $6 / $5 : 0, $7 }'
+	check "$1: every row: held <= acquired, hold avg <= hold max" \
+		awk -F, 'NR > 1 && ($5 > $4 || $6 > $5 * $7 || ($5 == 0 && $6 > 0)) { print; bad = 1 } END { exit bad }' \
+		"$1.hold.csv" || show "$1.hold.csv"
+	# Spinlocks, mutexes and rwsem writers are held by one at a time: the
+	# holds of one lock cannot add up to more than the recording.
+	dur=$(awk -F', ' '/^# kernel / { split($3, d, " ");
+		print d[1] * (d[2] == "s" ? 1e9 : d[2] == "ms" ? 1e6 : d[2] == "us" ? 1e3 : 1) }' "$1.txt")
+	check "$1: UTIL of every exclusive lock in [0, 100] (max $(awk -F, -v d="$dur" '
+		NR > 1 && $2 != 3 { h[$1] += $6 } END { for (l in h) if (h[l] > m) m = h[l]; printf "%.2f %%", 100 * m / d }' "$1.hold.csv"))" \
+		awk -F, -v d="$dur" 'NR > 1 && $2 != 3 { h[$1] += $6 } END { if (d <= 0) exit 1; for (l in h) if (h[l] > d) exit 1 }' \
+		"$1.hold.csv"
+}
+
+# check_locks NAME LOCK: the locks view joins the hold data to LOCK's
+# waits. (For mm_struct.mmap_lock it adds the mmap_lock family's count
+# to the hold family's: acquired is twice the truth, still >= contended.)
+check_locks() {
+	"$LOCKSTAT" report -i "$1.data" -f csv >"$1.csv"
+	a=$(csv_sum "$1.csv" lock "$2" acquired)
+	c=$(csv_sum "$1.csv" lock "$2" contended)
+	check "$1: $2 acquired >= contended > 0 ($a >= $c)" test "$c" -gt 0 -a "$a" -ge "$c" ||
+		{ show "$1.txt"; return; }
+	check "$1: every lock: CON% and UTIL% in [0, 100], hold avg <= max" awk "$_csv_awk"'
+		F[col["row"]] == "lock" && F[col["acquired"]] != "" {
+			con = F[col["con_pct"]] + 0; avg = F[col["hold_avg_ns"]] + 0; max = F[col["hold_max_ns"]] + 0
+			util = F[col["util_pct"]] + 0
+			if (con < 0 || con > 100 || avg > max || util < 0 || (util > 100 && F[col["type"]] != "rwsem:R")) {
+				print "# bad: " $0; bad = 1
+			}
+		} END { exit bad }' "$1.csv"
+	grep -E "^ *[0-9]+ .*  $2\$" "$1.txt" | sed "s/^/# $1: /"
+}
+
+# check_twice NAME: the hold family and the mmap_lock tracepoints count
+# the same acquisitions of the workload's mmap_lock.
+check_twice() {
+	"$LOCKSTAT" report -i "$1.data" --view tables --table mmap_lock -f csv >"$1.mmap.csv" || return
+	t=$(awk -F, 'NR > 1 { n += $5 } END { print n + 0 }' "$1.mmap.csv")
+	h=$(awk -F, 'NR == FNR { if (FNR > 1) mm[$1] = 1; next }
+		FNR > 1 && ($1 in mm) && ($2 == 3 || $2 == 4) { n += $4 } END { print n + 0 }' "$1.mmap.csv" "$1.hold.csv")
+	check "$1: hold and the mmap_lock tracepoints agree on mmap_lock acquisitions within 1% ($h, $t)" \
+		awk -v h="$h" -v t="$t" 'BEGIN { d = h - t; if (d < 0) d = -d; exit !(t > 0 && d <= 0.01 * t) }'
+}
+
+# check_callers NAME LOCK RE: LOCK's callers (from the acquirers' short
+# stacks) include RE, and those have 90% of its acquisitions.
+check_callers() {
+	csv_col "$1.csv" caller "$2" caller >"$1.callers"
+	check "$1: $2 is taken in $(sed 's/+.*//' "$1.callers" | sort -u | tr '\n' ' ')" grep -Eq "^($3)[+]" "$1.callers"
+	n=$(awk -F, -v re="^($3)[+]" 'NR > 1 && $3 ~ re { n += $4 } END { print n + 0 }' "$1.hold.csv")
+	check "$1: those callers have most of its acquisitions ($n of $(csv_sum "$1.csv" lock "$2" acquired))" \
+		test "$n" -gt 0 -a "$n" -ge "$(($(csv_sum "$1.csv" lock "$2" acquired) * 9 / 10))"
+}
+
+# record_hold NAME MODE WORKLOAD: record --hold, check what record says.
+record_hold() {
+	"$LOCKSTAT" record --hold --attach="$2" -o "$1.data" -- "$WL/$3" -t 2 -d 1 -q >"$1.wl" 2>"$1.err"
+	check "$1: record --hold --attach=$2 exits 0" test $? = 0 || { show "$1.err" "$1.wl"; return 1; }
+	echo "# $1: $3 ops/s under the probes: $(cat "$1.wl") (alone: $(cat "$3.alone"))"
+	grep 'probe cost' "$1.err" | sed "s/^/# $1: /"
+	check "$1: record says what the hold probes cost" grep -Eq 'probe cost: hold +[0-9]+ events/s x +[0-9]+ ns' "$1.err" ||
+		show "$1.err"
+	check "$1: no warning" sh -c "! grep -q 'warning:' '$1.err'" || show "$1.err"
+	check "$1: fsck passes" "$LOCKSTAT" fsck -q "$1.data"
+	"$LOCKSTAT" report -i "$1.data" >"$1.txt"
+	probe=$(sed -n 's/^# probes: .*hold=\(.*functions\).*/\1/p' "$1.txt")
+	check "$1: the profile says hold=$probe" sh -c "echo '$probe' | grep -Eq '^$2: [0-9]+ lock, [0-9]+ unlock functions'" ||
+		show "$1.txt"
+	"$LOCKSTAT" report -i "$1.data" --view tables --table hold.lost -f csv 2>/dev/null | sed "s/^/# $1: hold.lost: /"
+}
+
+"$WL/fdstorm" -t 2 -d 1 -q >fdstorm.alone
+"$WL/mmapstorm" -t 2 -d 1 -q >mmapstorm.alone
+ran=0
+for mode in fentry kprobe; do
+	if [ $mode = kprobe ] && [ "${LOCKSTAT_VM_HOLD_KPROBE:-0}" != 1 ]; then
+		# kprobes on the lock functions crash or hang this guest about
+		# once in twenty recordings (calls to address 0): opt-in only.
+		echo "# SKIP --attach=kprobe --hold: crashes 6.1 under TCG about 1 run in 20 (LOCKSTAT_VM_HOLD_KPROBE=1 runs it)"
+		continue
+	fi
+	if ! feature_yes "$mode" probe.txt; then
+		echo "# skipping --attach=$mode: $(grep "^$mode " probe.txt)"
+		continue
+	fi
+	ran=1
+	if record_hold fd-$mode "$mode" fdstorm; then
+		check_table fd-$mode 1
+		check_locks fd-$mode files_struct.file_lock
+		check_callers fd-$mode files_struct.file_lock 'alloc_fd|__alloc_fd|close_fd|__close_fd|pick_file|file_close_fd|do_dup2|ksys_dup3|put_unused_fd|fd_install'
+	fi
+done
+[ $ran = 1 ] || skip_all "FENTRY, KPROBE: neither in this kernel ($(uname -r))"
+
+mode=fentry
+feature_yes fentry probe.txt || skip_all "FENTRY: not in this kernel: --hold needs it by default" 
+# The mmap_lock family records along (-e locks brings it): its
+# tracepoints count the same acquisitions of mm_struct.mmap_lock.
+if record_hold mm "$mode" mmapstorm; then
+	check_table mm "1 4"
+	check_twice mm
+	check_locks mm mm_struct.mmap_lock
+fi
+done_testing
