@@ -380,21 +380,11 @@ static int add_row(struct hold *h, const struct hold_row_key *k, const uint64_t 
 /* Runs the kernel skipped because one of ours was already running on that CPU. */
 static int recursion_misses(const struct hold *h, uint64_t *n)
 {
-	struct bpf_program *prog;
+	struct prog_stats st;
+	int err = object_prog_stats(h->skel->obj, &st);
 
-	*n = 0;
-	bpf_object__for_each_program(prog, h->skel->obj) {
-		struct bpf_prog_info info = { 0 };
-		__u32 len = sizeof(info);
-		int fd = bpf_program__fd(prog);
-
-		if (fd < 0)
-			continue;
-		if (bpf_obj_get_info_by_fd(fd, &info, &len))
-			return -errno;
-		*n += info.recursion_misses;
-	}
-	return 0;
+	*n = err ? 0 : st.recursion_misses;
+	return err;
 }
 
 static int sum_lost(struct hold *h, uint64_t *sum)

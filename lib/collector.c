@@ -377,11 +377,11 @@ int collector__stop(struct collector *c, struct snapshot *s)
 	return err ? err : drain_tables(c, s, true);
 }
 
-/* Sum run_cnt and run_time_ns over the programs of one BPF object. */
-static int object_cost(const struct bpf_object *obj, struct probe_cost *pc)
+int object_prog_stats(const struct bpf_object *obj, struct prog_stats *st)
 {
 	struct bpf_program *prog;
 
+	memset(st, 0, sizeof(*st));
 	bpf_object__for_each_program(prog, obj) {
 		struct bpf_prog_info info = { 0 };
 		__u32 len = sizeof(info);
@@ -391,9 +391,22 @@ static int object_cost(const struct bpf_object *obj, struct probe_cost *pc)
 			continue;
 		if (bpf_obj_get_info_by_fd(fd, &info, &len))
 			return -errno;
-		pc->events += info.run_cnt;
-		pc->run_ns += info.run_time_ns;
+		st->run_cnt += info.run_cnt;
+		st->run_time_ns += info.run_time_ns;
+		st->recursion_misses += info.recursion_misses;
 	}
+	return 0;
+}
+
+static int object_cost(const struct bpf_object *obj, struct probe_cost *pc)
+{
+	struct prog_stats st;
+	int err = object_prog_stats(obj, &st);
+
+	if (err)
+		return err;
+	pc->events += st.run_cnt;
+	pc->run_ns += st.run_time_ns;
 	return 0;
 }
 

@@ -67,6 +67,15 @@ struct collector {
 };
 
 struct family_status *status_of(struct collector *c, enum family f);
+
+/* The kernel's counters (bpf_prog_info) summed over one object's programs. */
+struct prog_stats {
+	uint64_t run_cnt;
+	uint64_t run_time_ns;	/* with kernel.bpf_stats on */
+	uint64_t recursion_misses;
+};
+
+int object_prog_stats(const struct bpf_object *obj, struct prog_stats *st);
 /* Hand one table over for this drain; r's memory stays the family's. */
 int collector_add_table(struct collector *c, const struct trows *r);
 /* The targets map a family must share, or NULL when not filtering. */
