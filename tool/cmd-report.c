@@ -375,6 +375,23 @@ static double util_pct(const struct report *r, const struct hold_val *h)
 	return h->has_hold && d > 0 ? 100.0 * h->hold_ns / d : NAN;
 }
 
+/*
+ * CON% of a row; for the total, only the waits of the locks whose
+ * acquisitions were counted: the others have no denominator.
+ */
+static double con_pct(const struct report *r, const struct lock_row_val *v, const struct hold_val *h)
+{
+	struct lock_row_val held = { 0 };
+	size_t i;
+
+	if (h != &r->view.hold_total)
+		return hold_con_pct(v, h);
+	for (i = 0; i < r->view.nlocks; i++)
+		if (r->view.locks[i].h.has_hold)
+			held.count += r->view.locks[i].v.count;
+	return hold_con_pct(&held, h);
+}
+
 static void put_hold(struct out_table *t, const struct report *r, const struct lock_row_val *v,
 		     const struct hold_val *h)
 {
@@ -388,7 +405,7 @@ static void put_hold(struct out_table *t, const struct report *r, const struct l
 		return;
 	}
 	out_table__u64(t, h->acquired);
-	out_table__pct(t, hold_con_pct(v, h));
+	out_table__pct(t, con_pct(r, v, h));
 	out_table__ns(t, h->held ? h->hold_ns / h->held : 0);
 	out_table__ns(t, h->hold_max_ns);
 	out_table__pct(t, util_pct(r, h));
@@ -677,7 +694,7 @@ static void json_hold(struct json_writer *jw, const struct report *r, const stru
 	}
 	jw_u64_field(jw, "acquired", h->acquired);
 	if (h->acquired)
-		jw_double_field(jw, "con_pct", hold_con_pct(v, h));
+		jw_double_field(jw, "con_pct", con_pct(r, v, h));
 	else
 		jw_null_field(jw, "con_pct");
 	jw_u64_field(jw, "hold_total_ns", h->hold_ns);

@@ -154,6 +154,16 @@ check "--alpha 2: exit 2 ($?)" sh -c "test $? = 2 && grep -q 'between 0 and 1' e
 "$LOCKSTAT" diff -f json t.1.data nosuch.data >out.json 2>err
 check "a missing file: exit 1, a JSON error on stdout ($?)" sh -c "test $? = 1 && jq -e .error out.json >/dev/null"
 
-skip_check "a profile of this kernel against one of the VM tier's kernel: functions matched by name" \
-	"needs a profile recorded in tests/vm (test_diff.c covers it with two synthetic kernels)"
+# tests/data/vm61-fdstorm.data: fdstorm -t 3 recorded in the VM tier's
+# Debian 6.1 kernel (other addresses, other inlining, fget_raw where 6.18
+# has fget), against this kernel's t.1.data.
+vm=$ROOT_DIR/tests/data/vm61-fdstorm.data
+"$LOCKSTAT" diff -V hits -f json t.1.data "$vm" >vm-hits.json 2>/dev/null
+check "this kernel vs the VM's 6.1: alloc_fd is one row with samples on both sides" \
+	jqe '[.rows[] | select(.symbol == "alloc_fd")] | length == 1 and .[0].base.events > 0 and .[0].patched.events > 0' vm-hits.json
+check "this kernel vs the VM's 6.1: no function matched by address (no 0x names)" \
+	jqe '[.rows[].symbol] | all(test("^0x") | not)' vm-hits.json
+"$LOCKSTAT" diff -f json t.1.data "$vm" >vm-locks.json 2>/dev/null
+check "this kernel vs the VM's 6.1: files_struct.file_lock is one row, on both sides" \
+	jqe '[.rows[] | select(.name == "files_struct.file_lock")] | length == 1 and .[0].base.events > 0 and .[0].patched.events > 0' vm-locks.json
 done_testing
