@@ -15,6 +15,7 @@
 #include <bpf/bpf_core_read.h>
 #include "contention.h"
 #include "targets.bpf.h"
+#include "hist.bpf.h"
 
 /* The per-CPU spin stack is indexed with a mask the 6.1 verifier can follow. */
 _Static_assert((LS_PENDING_SPIN_DEPTH & (LS_PENDING_SPIN_DEPTH - 1)) == 0,
@@ -320,19 +321,6 @@ static __always_inline void on_begin(void *ctx, __u64 addr, __u32 flags)
 		begin_sleep(ctx, addr, flags, pid_tgid, now);
 }
 
-static __always_inline __u32 log2_slot(__u64 v)
-{
-	__u32 r = 0, shift;
-
-	shift = (v > 0xffffffffULL) << 5; v >>= shift; r |= shift;
-	shift = (v > 0xffff) << 4; v >>= shift; r |= shift;
-	shift = (v > 0xff) << 3; v >>= shift; r |= shift;
-	shift = (v > 0xf) << 2; v >>= shift; r |= shift;
-	shift = (v > 0x3) << 1; v >>= shift; r |= shift;
-	r |= (v >> 1);
-	return r < LS_HIST_SLOTS ? r : LS_HIST_SLOTS - 1;
-}
-
 /*
  * A new row is allocated here, once per row. Should that allocation
  * contend, the nested wait is refused at begin (in_end) rather than left
@@ -360,7 +348,7 @@ static void account(const struct cont_key *key, __u64 delta)
 	v->total_ns += delta;
 	if (delta > v->max_ns)
 		v->max_ns = delta;
-	slot = log2_slot(delta);
+	slot = log2_slot(delta, LS_HIST_SLOTS);
 	barrier_var(slot);
 	if (slot < LS_HIST_SLOTS)
 		v->hist[slot]++;

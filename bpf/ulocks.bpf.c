@@ -29,6 +29,7 @@
 #include <bpf/bpf_tracing.h>
 #include "ulocks.h"
 #include "targets.bpf.h"
+#include "hist.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -192,19 +193,6 @@ static __always_inline bool wanted(__u32 *tgid, __u32 *tid)
 	*tgid = id >> 32;
 	*tid = (__u32)id;
 	return *tid && *tgid != self_tgid && is_target(*tgid);
-}
-
-static __always_inline __u32 log2_slot(__u64 v)
-{
-	__u32 r = 0, shift;
-
-	shift = (v > 0xffffffffULL) << 5; v >>= shift; r |= shift;
-	shift = (v > 0xffff) << 4; v >>= shift; r |= shift;
-	shift = (v > 0xff) << 3; v >>= shift; r |= shift;
-	shift = (v > 0xf) << 2; v >>= shift; r |= shift;
-	shift = (v > 0x3) << 1; v >>= shift; r |= shift;
-	r |= (v >> 1);
-	return r < LS_ULOCK_HIST_SLOTS ? r : LS_ULOCK_HIST_SLOTS - 1;
 }
 
 /* The row of key in a per-CPU table, created zeroed the first time. */
@@ -418,7 +406,7 @@ static __always_inline void close_contention(struct ulock_thread *t, __u32 tgid)
 	v->total_ns += d;
 	if (d > v->max_ns)
 		v->max_ns = d;
-	slot = log2_slot(d);
+	slot = log2_slot(d, LS_ULOCK_HIST_SLOTS);
 	barrier_var(slot);
 	if (slot < LS_ULOCK_HIST_SLOTS)
 		v->hist[slot]++;
