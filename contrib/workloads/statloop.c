@@ -45,7 +45,6 @@ static struct {
 	.depth = 8,
 };
 
-static volatile sig_atomic_t early_stop;	/* a stop signal came */
 
 static void usage(FILE *f)
 {
@@ -82,31 +81,6 @@ static bool own_opt(int c)
 		return true;
 	}
 	return false;
-}
-
-static void on_stop_signal(int sig)
-{
-	(void)sig;
-	early_stop = 1;
-	if (ctl)
-		ctl->stop = 1;
-}
-
-/*
- * Until wl_run() installs its handlers for SIGINT and SIGTERM, these only
- * set early_stop: killed outright, the program would leave its directories
- * behind.  For the same reason SIGHUP (a closed terminal) keeps this
- * handler and stops the run, and SIGPIPE is ignored, so that a closed
- * stdout ends in die(), exit status 1 and the atexit() clean-up.
- */
-static void catch_stop_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_stop_signal };
-
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL) ||
-	    sigaction(SIGHUP, &sa, NULL) || signal(SIGPIPE, SIG_IGN) == SIG_ERR)
-		die("sigaction: %s", strerror(errno));
 }
 
 /*
@@ -165,13 +139,13 @@ static void make_chain(void)
 		die("atexit failed");
 	/* The longest path first: see chain_path(). */
 	chain_path(leaf, opt.depth, LEAF);
-	while (opt.made < opt.depth && !early_stop) {
+	while (opt.made < opt.depth && !wl_early_stop) {
 		chain_path(leaf, opt.made + 1, NULL);
 		if (mkdir(leaf, 0755))
 			die("mkdir %s: %s", leaf, strerror(errno));
 		opt.made++;
 	}
-	if (early_stop)
+	if (wl_early_stop)
 		return;
 	chain_path(leaf, opt.depth, LEAF);
 	fd = open(leaf, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -188,7 +162,7 @@ static void run_worker(unsigned int id)
 	uint64_t quota = quota_of(id), ops = 0;
 	struct stat st;
 
-	if (early_stop)
+	if (wl_early_stop)
 		ctl->stop = 1;
 	wait_for_go();
 	/* Count locally: a shared counter would add its own contention. */
@@ -229,7 +203,7 @@ int main(int argc, char **argv)
 	char fields[64];
 	double t0;
 
-	catch_stop_signals();
+	wl_catch_early_stop();
 	wl_parse_args(argc, argv, WL_SHORTOPTS "p:l:", longopts, own_opt);
 	if (opt.path && opt.depth_set)
 		bad_usage("-p and -l exclude each other");

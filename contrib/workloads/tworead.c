@@ -78,7 +78,6 @@ static struct live {
 	uint64_t reads;
 } __attribute__((aligned(CACHELINE))) *live;
 
-static volatile sig_atomic_t early_stop;	/* a stop signal came */
 static unsigned int nfinished;		/* workers out of their loop */
 static int run_over;			/* main is past wl_run() */
 static bool reporting;			/* -i lines wanted: a reporter runs */
@@ -218,31 +217,6 @@ static void check_ranges(void)
 	}
 }
 
-static void on_stop_signal(int sig)
-{
-	(void)sig;
-	early_stop = 1;
-	if (ctl)
-		ctl->stop = 1;
-}
-
-/*
- * Until wl_run() installs its handlers for SIGINT and SIGTERM, these only
- * set early_stop: killed outright, the program would leave its files
- * behind.  For the same reason SIGHUP (a closed terminal) keeps this
- * handler and stops the run, and SIGPIPE is ignored, so that a closed
- * stdout ends in die(), exit status 1 and the atexit() clean-up.
- */
-static void catch_stop_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_stop_signal };
-
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL) ||
-	    sigaction(SIGHUP, &sa, NULL) || signal(SIGPIPE, SIG_IGN) == SIG_ERR)
-		die("sigaction: %s", strerror(errno));
-}
-
 /*
  * atexit(): die() after the files exist must not leave them either.  A
  * file cut short (by an error or a signal) goes even with -k: a later
@@ -277,7 +251,7 @@ static void fill(int fd, const char *path)
 	/* Not zeros: some filesystems would store (and read) no data. */
 	for (i = 0; i < FILL_CHUNK / sizeof(uint64_t); i++)
 		buf[i] = xorshift(&x);
-	for (done = 0; done < opt.mb && !early_stop; done++) {
+	for (done = 0; done < opt.mb && !wl_early_stop; done++) {
 		for (off = 0; off < FILL_CHUNK; off += r) {
 			r = write(fd, (char *)buf + off, FILL_CHUNK - off);
 			if (r < 0 && errno == EINTR)
@@ -286,7 +260,7 @@ static void fill(int fd, const char *path)
 				die("write %s: %s", path, r ? strerror(errno) : "wrote nothing");
 		}
 	}
-	if (!early_stop && fsync(fd))
+	if (!wl_early_stop && fsync(fd))
 		die("fsync %s: %s", path, strerror(errno));
 }
 
@@ -314,7 +288,7 @@ static void create_file(struct file *f, int i)
 	fill(fd, f->path);
 	if (close(fd))
 		die("close %s: %s", f->path, strerror(errno));
-	f->complete = !early_stop;
+	f->complete = !wl_early_stop;
 }
 
 /* An existing -a/-b file: check it is big enough.  False if absent. */
@@ -362,11 +336,11 @@ static void set_up_files(void)
 
 	if (atexit(remove_files))
 		die("atexit failed");
-	for (i = 0; i < 2 && !early_stop; i++) {
+	for (i = 0; i < 2 && !wl_early_stop; i++) {
 		f = &opt.f[i];
 		if (!use_existing(f))
 			create_file(f, i);
-		if (opt.cold && !early_stop)
+		if (opt.cold && !wl_early_stop)
 			drop_cache(f->path);
 	}
 }
@@ -393,7 +367,7 @@ static void run_worker(unsigned int id)
 	/* Readers of one file start spread over it, not all on one block. */
 	pos = (id / 2) * f->nblocks / f->nreaders;
 	seed = 0x2545f4914f6cdd1dULL * (id + 1);
-	if (early_stop)
+	if (wl_early_stop)
 		ctl->stop = 1;
 	else if (!(buf = malloc(BLOCK)))
 		fail(s, "malloc");
@@ -542,7 +516,7 @@ int main(int argc, char **argv)
 	double t0;
 	int err;
 
-	catch_stop_signals();
+	wl_catch_early_stop();
 	wl_parse_args(argc, argv, WL_SHORTOPTS "D:a:b:s:r:i:k", longopts, own_opt);
 	check_ranges();
 	opt.f[0].nreaders = (wl.workers + 1) / 2;

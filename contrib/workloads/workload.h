@@ -151,6 +151,35 @@ static void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt,
 	exit(1);
 }
 
+/* A stop signal came, maybe before wl_run() (see wl_catch_early_stop()). */
+static volatile sig_atomic_t wl_early_stop;
+
+static void wl_on_early_stop(int sig)
+{
+	(void)sig;
+	wl_early_stop = 1;
+	if (ctl)
+		ctl->stop = 1;
+}
+
+/*
+ * For a workload that builds files or directories before wl_run(): until
+ * wl_run() installs its handlers for SIGINT and SIGTERM these only set
+ * wl_early_stop, since a program killed outright would leave them
+ * behind. For the same reason SIGHUP (a closed terminal) stops the run,
+ * and SIGPIPE is ignored, so that a closed stdout ends in die(), exit
+ * status 1 and the atexit() clean-up.
+ */
+static void __attribute__((unused)) wl_catch_early_stop(void)
+{
+	struct sigaction sa = { .sa_handler = wl_on_early_stop };
+
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL) ||
+	    sigaction(SIGHUP, &sa, NULL) || signal(SIGPIPE, SIG_IGN) == SIG_ERR)
+		die("sigaction: %s", strerror(errno));
+}
+
 static double now(void)
 {
 	struct timespec ts;
