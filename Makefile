@@ -117,7 +117,7 @@ $(OUTPUT)/fuzz/fuzz_profile: tests/fuzz/fuzz_profile.c $(CORE_SRCS) $(wildcard l
 	$(Q)$(CLANG) -std=gnu11 $(WARN) -D_GNU_SOURCE -Ilib -Ibpf -g -O1 \
 		-fsanitize=fuzzer,address,undefined -o $@ $< $(CORE_SRCS) -lm $(LDLIBS)
 
-$(OUTPUT)/tests/%: tests/unit/%.c $(ASAN_CORE_OBJS)
+$(OUTPUT)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(ASAN_CORE_OBJS)
 	$(call msg,CC-TEST,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) -Itests/unit -o $@ $< $(ASAN_CORE_OBJS) -lcmocka -lm $(LDLIBS)

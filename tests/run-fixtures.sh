@@ -93,6 +93,24 @@ check "fdstorm.data: per-task filter finds files_struct.file_lock" named_ok
 check "hotspots.data: the hit list names hot_three after the recording" hits_ok
 check "hotspots.data: --lines gives file:line" lines_ok
 check "fdstorm.data: --callers alloc_fd names the dup path" graph_ok
+# --view tables on the VM tier's profile, which holds the mmap_lock table.
+tables_ok() {
+	local f=$dir/data/vm61-fdstorm.data
+	"$ls" report -i "$f" --view tables | grep -q '^# table mmap_lock: [0-9]* rows' &&
+		"$ls" report -i "$f" --view tables --table mmap_lock -f csv | head -1 |
+		grep -q '^lock,pid,write,caller,acquired,failed,wait_ns,wait_max_ns,held,hold_ns,hold_max_ns$'
+}
+tables_errors_ok() {
+	local f=$dir/data/vm61-fdstorm.data rc
+	"$ls" report -i "$f" --view tables --table nosuch 2>"$tmp/t.err"; rc=$?
+	[ $rc = 1 ] && grep -q "no table 'nosuch'" "$tmp/t.err" || { echo "--table nosuch: exit $rc" >&2; return 1; }
+	"$ls" report -i "$f" --table mmap_lock 2>"$tmp/t.err"; rc=$?
+	[ $rc = 2 ] && grep -q -- '--table needs --view tables' "$tmp/t.err" || { echo "--table without the view: exit $rc" >&2; return 1; }
+	"$ls" report -i "$f" --view nosuch 2>"$tmp/t.err"; rc=$?
+	[ $rc = 2 ] && grep -q "is not one of locks, hits, tables, fd, pagecache" "$tmp/t.err"
+}
+check "vm61-fdstorm.data: --view tables lists the mmap_lock table with its columns" tables_ok
+check "report --table and --view: every misuse is one clear line and the right exit" tables_errors_ok
 check "diff: a profile against itself changes nothing" diff_self_ok
 check "diff: hotspots against fdstorm has new and gone functions, constant CSV columns" diff_new_gone_ok
 check "diff: every bad option value is a usage error (exit 2)" diff_usage_ok

@@ -8,6 +8,19 @@ require_root; require_btf; require_tracepoint; require_cmd jq
 check "probe lists every feature" sh -c "grep -q '^btf ' probe.txt && grep -q '^fentry ' probe.txt && grep -q '^kprobe ' probe.txt && grep -q '^perf_event ' probe.txt && grep -q '^uprobe ' probe.txt"
 check "each 'no' carries a reason" sh -c "! grep -E '^[a-z_:]+ +no *$' probe.txt"
 check "probe names the contention family's mode" grep -Eq '^contention +(tp_btf|tracepoint) ' probe.txt
+families_ok() {
+	local f
+	for f in sample mmap_lock fd pagecache hold ulocks uprobes; do
+		grep -Eq "^$f +[a-z_]+ +[^ ]" probe.txt || { echo "no line for $f" >&2; return 1; }
+	done
+}
+check "probe has a line, a mode and a reason for every family" families_ok
+# The hold family's mode follows the fentry feature: fentry, or none with the reason.
+if grep -Eq '^fentry +yes' probe.txt; then
+	check "hold: fentry where fentry loads" grep -Eq '^hold +fentry ' probe.txt
+else
+	check "hold: none without fentry, and says why" grep -Eq '^hold +none +needs fentry' probe.txt
+fi
 "$LOCKSTAT" probe -f csv | awk -F, 'NR==1 && $1=="feature" { ok=1 } END { exit !ok }'
 check "probe -f csv has a header" test $? = 0
 
