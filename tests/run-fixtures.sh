@@ -109,6 +109,17 @@ tables_errors_ok() {
 	"$ls" report -i "$f" --view nosuch 2>"$tmp/t.err"; rc=$?
 	[ $rc = 2 ] && grep -q "is not one of locks, hits, tables, fd, pagecache" "$tmp/t.err"
 }
+# statloop (issue 4's path-walk workload): no root, so tested here.
+statloop_ok() {
+	local wl=$dir/../build/workloads/statloop out rc
+	out=$("$wl" -l 3 -t 2 -n 1000) &&
+		grep -Eq '^statloop: ns/op=[1-9][0-9]* workers=2 ops=1000 ' <<<"$out" || { echo "statloop: $out" >&2; return 1; }
+	"$wl" -x 2>/dev/null; rc=$?
+	[ $rc = 2 ] || { echo "statloop -x: exit $rc" >&2; return 1; }
+	"$wl" -p /nonexistent/path -n 10 2>"$tmp/sl.err"; rc=$?
+	[ $rc = 1 ] && grep -q 'stat /nonexistent/path' "$tmp/sl.err"
+}
+check "statloop: ns per stat, exact op count, usage and runtime errors" statloop_ok
 check "vm61-fdstorm.data: --view tables lists the mmap_lock table with its columns" tables_ok
 check "report --table and --view: every misuse is one clear line and the right exit" tables_errors_ok
 check "diff: a profile against itself changes nothing" diff_self_ok
