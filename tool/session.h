@@ -8,7 +8,7 @@
  * signalfd), the collector, the profile writer and the loop that drains
  * the kernel's aggregates into it once per bucket. record writes the
  * profile to a file; top writes it to a file or a memfd and reads it back
- * after every bucket (DESIGN.md section 1).
+ * after every bucket: one data path for recording and watching.
  */
 #include <limits.h>
 #include <signal.h>
