@@ -45,7 +45,8 @@ static void usage(FILE *f)
 		"usage: lockstat diff [OPTIONS] BASE PATCHED\n"
 		"       lockstat diff [OPTIONS] -b BASE... -p PATCHED...\n"
 		"\n"
-		"  -b, --base FILE...     the baseline's profiles, one per run (e.g. -b base.*.data)\n"
+		"  -b, --base FILE...     the baseline's profiles, one per run (e.g. -b base.*.data;\n"
+		"                         - reads one from standard input)\n"
 		"  -p, --patched FILE...  the patched kernel's profiles, one per run\n"
 		"  -V, --view VIEW        locks (default: lock waits) or hits (the sampled functions)\n"
 		"      --value VALUE      locks: wait (default, wait time) or count (contended waits)\n"
@@ -203,6 +204,20 @@ static int parse_one(struct diff_cmd *c, int opt, const char *arg)
 	}
 }
 
+/* Standard input ("-") holds one profile: it cannot be read for two runs. */
+static int check_stdin_once(const struct diff_cmd *c)
+{
+	size_t side, i, n = 0;
+
+	for (side = 0; side < 2; side++)
+		for (i = 0; i < c->nfiles[side]; i++)
+			n += !strcmp(c->files[side][i], "-");
+	if (n < 2)
+		return 0;
+	pr_err("standard input (-) is given %zu times: it holds one profile, and is read once\n", n);
+	return -EINVAL;
+}
+
 /* BASE PATCHED, or -b and -p; and no option that cannot apply. */
 static int check_args(struct diff_cmd *c, int npos, char **pos)
 {
@@ -220,6 +235,8 @@ static int check_args(struct diff_cmd *c, int npos, char **pos)
 		       "nothing to compare: give BASE PATCHED, or -b BASE... -p PATCHED...");
 		return -EINVAL;
 	}
+	if (check_stdin_once(c))
+		return -EINVAL;
 	if (c->value_set && c->o.view == DIFF_VIEW_HITS) {
 		pr_err("--value applies to the locks view\n");
 		return -EINVAL;

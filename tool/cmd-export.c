@@ -44,7 +44,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: lockstat export [OPTIONS]\n"
 		"\n"
-		"  -i, --input FILE       profile to read (default lockstat.data)\n"
+		"  -i, --input FILE       profile to read (default lockstat.data; - standard input)\n"
 		"  -o, --output FILE      write to FILE, replaced atomically (default standard output)\n"
 		"  -f, --format FMT       folded (default), pprof, json, csv or svg (a flame graph)\n"
 		"  -w, --what WHAT        samples (default when the profile has any) or locks\n"

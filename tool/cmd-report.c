@@ -28,7 +28,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: lockstat report [OPTIONS]\n"
 		"\n"
-		"  -i, --input FILE       profile to read (default lockstat.data)\n"
+		"  -i, --input FILE       profile to read (default lockstat.data; - standard input)\n"
 		"  -V, --view VIEW        locks (default), hits (the sampled functions),\n"
 		"                         tables (the counter tables as recorded), fd (per\n"
 		"                         process: fd table sharing, fd syscalls, fget, file_lock)\n"
