@@ -179,5 +179,32 @@ devices_refused_ok() {
 check "a FIFO is read once its writer comes, with a notice while it waits" fifo_ok
 check "/dev/zero, /dev/null and stdin given twice are refused at once, with why" devices_refused_ok
 
+
+# Exports carry report's totals, user locks (mutexstorm-ulocks.data) as kernel ones (fdstorm.data).
+export_totals_ok() {
+	local f=$1 v key want got
+	for v in wait count; do
+		key=$([ $v = wait ] && echo wait_total_ns || echo contended)
+		want=$("$ls" report -i "$f" -f json | jq ".total.$key")
+		got=$("$ls" export -i "$f" -w locks --value $v | awk '{ s += $NF } END { printf "%d", s }')
+		[ "$got" = "$want" ] || { echo "$f folded $v: $got, report $want" >&2; return 1; }
+		got=$("$ls" export -i "$f" -w locks --value $v -f json | jq '[.total, ([.stacks[].value] | add)] | unique | .[]')
+		[ "$got" = "$want" ] || { echo "$f json $v: $got, report $want" >&2; return 1; }
+		got=$("$ls" export -i "$f" -w locks --value $v -f csv | awk -F, 'NR > 1 { s += $1 } END { printf "%d", s }')
+		[ "$got" = "$want" ] || { echo "$f csv $v: $got, report $want" >&2; return 1; }
+		got=$("$ls" export -i "$f" -w locks --value $v -f svg | sed -n 's/.*data-n="all" data-v="\([0-9]*\)".*/\1/p')
+		[ "$got" = "$want" ] || { echo "$f svg $v: $got, report $want" >&2; return 1; }
+	done
+}
+user_export_ok() {
+	local f=$rd/mutexstorm-ulocks.data
+	"$ls" report -i "$f" -f json | jq -e '[.locks[] | select(.user) | .contended] | add > 0' >/dev/null &&
+		"$ls" export -i "$f" -w locks -f json |
+		jq -e '[.stacks[] | select(.lock == "storm_lock" and .type == "u:mutex") | .frames | all(.kernel | not)] | length > 0 and all' >/dev/null
+}
+check "mutexstorm-ulocks.data: every text export adds up to report's totals, user locks included" export_totals_ok "$rd/mutexstorm-ulocks.data"
+check "fdstorm.data: every text export adds up to report's totals" export_totals_ok "$rd/fdstorm.data"
+check "mutexstorm-ulocks.data: storm_lock is exported with its user stack" user_export_ok
+
 echo "fixtures: $pass passed, $fail failed"
 [ "$fail" = 0 ]
