@@ -206,5 +206,25 @@ check "mutexstorm-ulocks.data: every text export adds up to report's totals, use
 check "fdstorm.data: every text export adds up to report's totals" export_totals_ok "$rd/fdstorm.data"
 check "mutexstorm-ulocks.data: storm_lock is exported with its user stack" user_export_ok
 
+
+# Profiles crafted with shapes record does not write (tests/craft-profile.py).
+craft() { python3 "$dir/craft-profile.py" "$@"; }
+replay_gap_ok() {
+	craft "$tmp/gaps.data" 0:1000000000:3 5000000000:6000000000:4 || return 1
+	timeout 20 "$ls" top --replay "$tmp/gaps.data" --speed 0 -f json >"$tmp/gaps.jsonl" || return 1
+	jq -s -e '[.[].time_ns] == [1000000000, 6000000000] and all(.[]; .interval_ns == 1000000000) and
+		.[-1].totals.cumulative.contended == 7' "$tmp/gaps.jsonl" >/dev/null ||
+		{ jq -c '{time_ns, interval_ns}' "$tmp/gaps.jsonl" >&2; return 1; }
+	craft "$tmp/far.data" 0:1000000000:3 1000000000000000000:1000000001000000000:2 || return 1
+	timeout 20 "$ls" top --replay "$tmp/far.data" --speed 0 -f json >"$tmp/far.jsonl" || { echo "far: timed out" >&2; return 1; }
+	jq -s -e '[.[].time_ns] == [1000000000, 1000000001000000000] and .[-1].totals.cumulative.contended == 5' \
+		"$tmp/far.jsonl" >/dev/null || { head -c 300 "$tmp/far.jsonl" >&2; return 1; }
+}
+if command -v python3 >/dev/null 2>&1; then
+	check "top --replay skips a gap between buckets (0-1 s, 5-6 s; and one at 10^18 ns) in one step" replay_gap_ok
+else
+	echo "SKIP: crafted profiles: python3 is not installed"
+fi
+
 echo "fixtures: $pass passed, $fail failed"
 [ "$fail" = 0 ]
