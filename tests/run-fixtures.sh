@@ -220,8 +220,39 @@ replay_gap_ok() {
 	jq -s -e '[.[].time_ns] == [1000000000, 1000000001000000000] and .[-1].totals.cumulative.contended == 5' \
 		"$tmp/far.jsonl" >/dev/null || { head -c 300 "$tmp/far.jsonl" >&2; return 1; }
 }
+# Every view in every format: output that parses (JSON one value, CSV a header and constant
+# columns), or a one-line error and exit 1 (JSON: {"error"} on stdout); never nothing with exit 0.
+view_output_ok() {	# profile view format
+	local f=$1 v=$2 fmt=$3 rc
+	"$ls" report -i "$f" --view "$v" -f "$fmt" >"$tmp/v.out" 2>"$tmp/v.err"; rc=$?
+	case $rc/$fmt in
+	0/json) jq -s -e 'length == 1 and (.[0] | type == "object" or type == "array")' "$tmp/v.out" >/dev/null ;;
+	0/csv) awk -F, 'NR == 1 { n = NF } NF != n { exit 1 } END { exit NR < 1 }' "$tmp/v.out" ;;
+	0/text) [ -s "$tmp/v.out" ] ;;
+	1/json) jq -s -e 'length == 1 and (.[0].error | type == "string")' "$tmp/v.out" >/dev/null &&
+		[ "$(wc -l <"$tmp/v.err")" = 1 ] ;;
+	1/*) [ ! -s "$tmp/v.out" ] && [ "$(wc -l <"$tmp/v.err")" = 1 ] && grep -q '^lockstat: ' "$tmp/v.err" ;;
+	*) false ;;
+	esac || { echo "$(basename "$f") --view $v -f $fmt: exit $rc, $(wc -c <"$tmp/v.out") bytes out: $(head -c 200 "$tmp/v.err")" >&2; return 1; }
+}
+views_formats_ok() {
+	local f v fmt bad=0
+	for f in "$@"; do
+		for v in locks hits tables fd pagecache; do
+			for fmt in text json csv; do
+				view_output_ok "$f" "$v" "$fmt" || bad=1
+			done
+		done
+	done
+	return $bad
+}
+views_matrix_ok() {
+	craft "$tmp/empty.data" && craft "$tmp/no-locks.data" --meta probe.contention="not recorded" 0:1000000000:0 &&
+		views_formats_ok "$tmp/empty.data" "$tmp/no-locks.data" "$rd/views/sample-only.data" "$rd/mmapstorm.data"
+}
 if command -v python3 >/dev/null 2>&1; then
 	check "top --replay skips a gap between buckets (0-1 s, 5-6 s; and one at 10^18 ns) in one step" replay_gap_ok
+	check "report: every view x format of an empty profile, one without locks, without samples, without tables: output or an error, never nothing" views_matrix_ok
 else
 	echo "SKIP: crafted profiles: python3 is not installed"
 fi

@@ -94,9 +94,10 @@ int print_tables(const struct report *r)
 		pr_err("%s has no table '%s' (--view tables lists them)\n", r->o.input, r->o.table);
 		return -1;
 	}
+	/* As the fd and pagecache views without their data: an error, never an empty output. */
 	if (!r->p->ntables) {
-		pr_warn("%s has no counter tables (recorded with -e locks,sample only?)\n", r->o.input);
-		return 0;
+		pr_err("%s has no counter tables (recorded with -e locks,sample only?)\n", r->o.input);
+		return -1;
 	}
 	if (!one && r->o.format != OUT_TEXT && r->p->ntables > 1) {
 		pr_err("--format %s shows one table at a time: add --table NAME\n",
