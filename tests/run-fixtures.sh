@@ -207,6 +207,28 @@ check "fdstorm.data: every text export adds up to report's totals" export_totals
 check "mutexstorm-ulocks.data: storm_lock is exported with its user stack" user_export_ok
 
 
+# A family recorded on one side only (fdstorm.data has no ulocks) is said once and left out.
+diff_families_ok() {
+	local b=$rd/fdstorm.data p=$rd/mutexstorm-ulocks.data rc
+	"$ls" diff "$b" "$p" >"$tmp/d.txt" || return 1
+	[ "$(grep -c '^# not comparable.*user locks (-e ulocks): recorded by 0 of 1 base run and 1 of 1 patched run' "$tmp/d.txt")" = 1 ] &&
+		! grep -q ' u:' "$tmp/d.txt" || { echo "text:" >&2; head -n 14 "$tmp/d.txt" >&2; return 1; }
+	"$ls" diff -f json "$b" "$p" | jq -e '.not_comparable == [{"family": "ulocks", "what": "user locks", "base_runs": 0, "patched_runs": 1}]
+		and ([.rows[] | select(.type | startswith("u:"))] | length == 0) and (.rows | length > 0)' >/dev/null ||
+		{ echo "json" >&2; return 1; }
+	"$ls" diff -f json "$p" "$p" | jq -e '.not_comparable == [] and ([.rows[] | select(.type == "u:mutex")] | length > 0)' >/dev/null ||
+		{ echo "json, a profile against itself" >&2; return 1; }
+	"$ls" diff -f csv "$b" "$p" >"$tmp/d.csv" &&
+		[ "$(grep -c '^family,ulocks,user locks,,not comparable,' "$tmp/d.csv")" = 1 ] &&
+		awk -F, 'NR == 1 { n = NF } NF != n { exit 1 } $3 ~ /^u:/ { exit 1 }' "$tmp/d.csv" || { echo "csv" >&2; return 1; }
+	"$ls" diff -f svg "$b" "$p" >"$tmp/d.svg" && grep -q 'user locks not comparable' "$tmp/d.svg" &&
+		! grep -q 'data-n="storm_lock"' "$tmp/d.svg" || { echo "svg" >&2; return 1; }
+	"$ls" diff -V hits "$b" "$p" >/dev/null 2>"$tmp/d.err"; rc=$?
+	[ $rc = 1 ] && grep -q 'nothing to compare: CPU samples (-e sample): recorded by 1 of 1 base run and 0 of 1 patched run' "$tmp/d.err" ||
+		{ echo "hits: exit $rc, $(cat "$tmp/d.err")" >&2; return 1; }
+}
+check "diff: a family recorded on one side only is not comparable, said once in every format" diff_families_ok
+
 # Profiles crafted with shapes record does not write (tests/craft-profile.py).
 craft() { python3 "$dir/craft-profile.py" "$@"; }
 replay_gap_ok() {
