@@ -4,10 +4,10 @@
 for, for the tests of readers on shapes that record never writes (gaps
 between buckets, buckets far in the future) or that need a chosen META.
 
-usage: craft-profile.py OUT [--meta KEY=VALUE]... [--no-end] BUCKET...
+usage: craft-profile.py OUT [--meta KEY=VALUE]... [--lock NAME] [--no-end] BUCKET...
 BUCKET is T0:T1[:COUNT[:WAIT_NS]] in ns: one LOCKSTAT chunk with one row
-of COUNT (default 1) waits of the spinlock "crafted_lock" (WAIT_NS
-default 1000 per wait), or T0:T1:0 for a bucket without rows.
+of COUNT (default 1) waits of the spinlock NAME (default "crafted_lock";
+WAIT_NS default 1000 per wait), or T0:T1:0 for a bucket without rows.
 """
 import struct
 import sys
@@ -46,19 +46,21 @@ def header():
 
 def lockstat_row(count, wait):
     # lock address, flags (SPIN), stack id -2 (not sampled), tgid, tid,
-    # name "crafted_lock" (1), caller (2), comm "" (0), count, total, min, max, one slot
+    # name (string 1), caller (2), comm "" (0), count, total, min, max, one slot
     return (varint(0xFFFF888100001000) + varint(1) + svarint(-2) + varint(0) + varint(0) +
             varint(1) + varint(2) + varint(0) + varint(count) + varint(count * wait) +
             varint(wait) + varint(wait) + varint(1) + varint(9) + varint(count))
 
 
 def main(argv):
-    out, meta, end, buckets = argv[0], {}, True, []
+    out, meta, end, buckets, lock = argv[0], {}, True, [], "crafted_lock"
     args = iter(argv[1:])
     for a in args:
         if a == "--meta":
             k, v = next(args).split("=", 1)
             meta[k] = v
+        elif a == "--lock":
+            lock = next(args)
         elif a == "--no-end":
             end = False
         else:
@@ -69,7 +71,7 @@ def main(argv):
     kv.update(meta)
     data = header()
     data += chunk(1, 1, varint(len(kv)) + b"".join(string(k) + string(v) for k, v in kv.items()))
-    strs = ["", "crafted_lock", "crafted_caller+0x10"]
+    strs = ["", lock, "crafted_caller+0x10"]
     data += chunk(2, 1, varint(0) + varint(len(strs)) + b"".join(string(s) for s in strs))
     for t0, t1, count, wait in buckets:
         rows = lockstat_row(count, wait) if count else b""

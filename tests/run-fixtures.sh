@@ -272,8 +272,47 @@ views_matrix_ok() {
 	craft "$tmp/empty.data" && craft "$tmp/no-locks.data" --meta probe.contention="not recorded" 0:1000000000:0 &&
 		views_formats_ok "$tmp/empty.data" "$tmp/no-locks.data" "$rd/views/sample-only.data" "$rd/mmapstorm.data"
 }
+# A workload's argv (and a lock's name) with control characters: escaped in every text output.
+no_raw_controls() {	# file: no C0 control but newline, no DEL, no UTF-8 C1 control
+	! LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' "$1" && ! LC_ALL=C grep -q $'\xc2[\x80-\x9f]' "$1"
+}
+controls_escaped_ok() {
+	local f=$tmp/evil.data out
+	craft "$f" --meta command=$'evil\033[2J\033]0;pwned\007 a\nb \xc2\x9b31m' \
+		--meta kernel=$'6.1\033[31m' --lock $'bad\033[5mlock' 0:1000000000:2 || return 1
+	for out in "report" "report --view hits" "top --replay $f -b --speed 0"; do
+		case $out in
+		report*) "$ls" $out -i "$f" >"$tmp/evil.out" 2>/dev/null ;;
+		*) "$ls" $out >"$tmp/evil.out" 2>/dev/null ;;
+		esac
+		no_raw_controls "$tmp/evil.out" && grep -q 'evil\\x1b\[2J\\x1b\]0;pwned\\x07 a\\x0ab \\xc2\\x9b31m' "$tmp/evil.out" ||
+			{ echo "$out:" >&2; cat -v "$tmp/evil.out" | head -n 5 >&2; return 1; }
+	done
+	"$ls" diff "$f" "$f" >"$tmp/evil.out" && no_raw_controls "$tmp/evil.out" &&
+		grep -q 'kernel 6.1\\x1b\[31m' "$tmp/evil.out" || { echo "diff:" >&2; cat -v "$tmp/evil.out" | head -n 3 >&2; return 1; }
+	"$ls" report -i "$f" >"$tmp/evil.out" && grep -q 'bad\\x1b\[5mlock$' "$tmp/evil.out" ||
+		{ echo "the lock's name in the table" >&2; return 1; }
+	"$ls" report -i "$f" -f json | jq -e '.meta.command | startswith("evil\u001b[2J")' >/dev/null ||
+		{ echo "JSON keeps the name, escaped as JSON" >&2; return 1; }
+}
+# The full-screen view's title line, under tmux.
+title_escaped_ok() {
+	local sock=$tmp/tmux-evil.sock f=$tmp/evil-title.data
+	craft "$f" --meta command=$'evil\033[2J\nname' 0:1000000000:2 0:2000000000:2 || return 1
+	tmux -S "$sock" new-session -d -x 160 -y 20 "$ls top --replay $f --speed 0.2; sleep 5"
+	sleep 1.5
+	tmux -S "$sock" capture-pane -p >"$tmp/title.txt"
+	tmux -S "$sock" kill-server 2>/dev/null
+	head -n 1 "$tmp/title.txt" | grep -q 'REPLAY.*command: evil\\x1b\[2J\\x0aname' || { head -n 3 "$tmp/title.txt" >&2; return 1; }
+}
 if command -v python3 >/dev/null 2>&1; then
 	check "top --replay skips a gap between buckets (0-1 s, 5-6 s; and one at 10^18 ns) in one step" replay_gap_ok
+	check "control characters in a workload's argv and a lock's name are escaped in report, top and diff text" controls_escaped_ok
+	if command -v tmux >/dev/null 2>&1; then
+		check "top's full-screen title shows a workload's control characters escaped" title_escaped_ok
+	else
+		echo "SKIP: top's full-screen title: tmux is not installed"
+	fi
 	check "report: every view x format of an empty profile, one without locks, without samples, without tables: output or an error, never nothing" views_matrix_ok
 else
 	echo "SKIP: crafted profiles: python3 is not installed"

@@ -451,10 +451,10 @@ static void print_side(const char *label, const struct diff_cmd *c, size_t from,
 
 	for (i = 0; i < n; i++)
 		secs += profile__duration_ns(c->runs[from + i].p) / 1e9;
-	printf("# %-8s %zu run%s, %.2f s each on average, kernel %s:", label, n, n == 1 ? "" : "s",
-	       secs / n, meta_or(c->runs[from].p, "kernel", "?"));
+	fprintf_printable(stdout, "# %-8s %zu run%s, %.2f s each on average, kernel %s:", label, n,
+			  n == 1 ? "" : "s", secs / n, meta_or(c->runs[from].p, "kernel", "?"));
 	for (i = 0; i < n; i++)
-		printf(" %s", c->runs[from + i].path);
+		fprintf_printable(stdout, " %s", c->runs[from + i].path);
 	printf("\n");
 }
 
@@ -502,12 +502,12 @@ static void print_metric(const struct diff *d)
 		return;
 	}
 	if (!m->nb || !m->np) {
-		printf("# metric: %s only on the %s side\n", m->name, m->nb ? "base" : "patched");
+		fprintf_printable(stdout, "# metric: %s only on the %s side\n", m->name, m->nb ? "base" : "patched");
 		return;
 	}
 	fmt_metric_side(b, sizeof(b), m->base_mean, m->base_sd, m->nb);
 	fmt_metric_side(p, sizeof(p), m->patched_mean, m->patched_sd, m->np);
-	printf("# metric: %s %s → %s, %+.1f %%", m->name, b, p, m->pct);
+	fprintf_printable(stdout, "# metric: %s %s → %s, %+.1f %%", m->name, b, p, m->pct);
 	if (isnan(m->p))
 		printf(" (not tested: it needs 2 runs a side)\n");
 	else

@@ -72,7 +72,8 @@ static void print_table(const struct report *r, const struct ptable *tb)
 					    type == COL_STR };
 	}
 	if (r->o.format == OUT_TEXT)
-		printf("# table %s: %zu rows, %" PRIu64 " buckets\n", tb->name, tb->rows.count, tb->nbuckets);
+		fprintf_printable(stdout, "# table %s: %zu rows, %" PRIu64 " buckets\n", tb->name, tb->rows.count,
+				  tb->nbuckets);
 	t = out_table__new(stdout, r->o.format, cols, n);
 	while (t && (row = htab_next(&tb->rows, &it, NULL))) {
 		out_table__row_begin(t, 0);
