@@ -318,5 +318,22 @@ else
 	echo "SKIP: crafted profiles: python3 is not installed"
 fi
 
+
+# fsck and the format's page say what fsck does: the default file, its exit codes, every chunk type it prints.
+fsck_docs_ok() {
+	local page=$dir/../man/lockstat-fsck.1 data=$dir/../man/lockstat-data.5 rc t
+	mkdir -p "$tmp/empty" && (cd "$tmp/empty" && "$ls" fsck) 2>"$tmp/fsck.err"; rc=$?
+	[ $rc = 1 ] && grep -q '^lockstat: lockstat.data: No such file or directory$' "$tmp/fsck.err" ||
+		{ echo "fsck without a file and no lockstat.data: exit $rc" >&2; return 1; }
+	awk '/^\.SH EXIT STATUS/ { s = 1 } s && /^\.B 2$/ { two = 1; next } two && /^\.(TP|SH)/ { exit }
+		two { text = text " " $0 } END { exit !(text ~ /[Uu]sage/ && text !~ /no file/) }' "$page" ||
+		{ echo "$page: exit 2 is not what fsck does" >&2; return 1; }
+	for t in $(for f in "$rd"/*.data; do "$ls" fsck "$f" | awk 'NR > 2 && $2 ~ /^[A-Z]+$/ { print $2 }'; done | sort -u); do
+		grep -Eq "^\.BR? $t( ,)?\$" "$page" || { echo "$page lacks chunk type $t" >&2; return 1; }
+		grep -Pq "^[0-9]+\t$t\t" "$data" || { echo "$data lacks chunk type $t" >&2; return 1; }
+	done
+}
+check "fsck: its page and lockstat-data(5) document its default file, exit codes and every chunk type it prints" fsck_docs_ok
+
 echo "fixtures: $pass passed, $fail failed"
 [ "$fail" = 0 ]
