@@ -298,7 +298,7 @@ controls_escaped_ok() {
 # The full-screen view's title line, under tmux.
 title_escaped_ok() {
 	local sock=$tmp/tmux-evil.sock f=$tmp/evil-title.data
-	craft "$f" --meta command=$'evil\033[2J\nname' 0:1000000000:2 0:2000000000:2 || return 1
+	craft "$f" --meta command=$'evil\033[2J\nname' 0:1000000000:2 1000000000:2000000000:2 || return 1
 	tmux -S "$sock" new-session -d -x 160 -y 20 "$ls top --replay $f --speed 0.2; sleep 5"
 	sleep 1.5
 	tmux -S "$sock" capture-pane -p >"$tmp/title.txt"
