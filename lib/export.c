@@ -2,8 +2,9 @@
 /*
  * The stacks that lockstat export writes, and the folded format. A sample
  * row becomes its stack of function names (inline frames expanded, as the
- * hits view names them) under its command name; a lock row becomes its
- * kernel stack under the lock's name.
+ * hits view names them) under its command name; a row of report's locks
+ * view becomes its kernel stack, or a user lock's user stack, under the
+ * name report gives the lock.
  */
 #include <errno.h>
 #include <stdlib.h>
