@@ -28,7 +28,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: lockstat report [OPTIONS]\n"
 		"\n"
-		"  -i, --input FILE       profile to read (default lockstat.data)\n"
+		"  -i, --input FILE       profile to read (default lockstat.data; - standard input)\n"
 		"  -V, --view VIEW        locks (default), hits (the sampled functions),\n"
 		"                         tables (the counter tables as recorded), fd (per\n"
 		"                         process: fd table sharing, fd syscalls, fget, file_lock)\n"
@@ -457,24 +457,26 @@ void print_header(const struct report *r)
 	size_t i;
 	bool any = false;
 
+	/* The file's strings (a workload's argv above all) never reach the terminal raw. */
 	fmt_ns(dur, sizeof(dur), profile__duration_ns(p));
-	printf("# lockstat report of %s\n", r->o.input);
-	printf("# kernel %s %s, %s CPUs, %s, target %s%s%s\n", meta_or(p, "kernel", "?"),
-	       meta_or(p, "arch", ""), meta_or(p, "cpus", "?"), dur, meta_or(p, "target", "?"),
-	       *meta_or(p, "command", "") ? ": " : "", meta_or(p, "command", ""));
-	printf("# probes: contention=%s sample=%s", meta_or(p, "probe.contention", "not attached"),
-	       meta_or(p, "probe.sample", "not recorded"));
+	fprintf_printable(stdout, "# lockstat report of %s\n", r->o.input);
+	fprintf_printable(stdout, "# kernel %s %s, %s CPUs, %s, target %s%s%s\n", meta_or(p, "kernel", "?"),
+			  meta_or(p, "arch", ""), meta_or(p, "cpus", "?"), dur, meta_or(p, "target", "?"),
+			  *meta_or(p, "command", "") ? ": " : "", meta_or(p, "command", ""));
+	fprintf_printable(stdout, "# probes: contention=%s sample=%s", meta_or(p, "probe.contention", "not attached"),
+			  meta_or(p, "probe.sample", "not recorded"));
 	for (i = 0; i < p->nmeta; i++)	/* the other families that were recorded */
 		if (!strncmp(p->meta[i].key, "probe.", 6) && strcmp(p->meta[i].key, "probe.contention") &&
 		    strcmp(p->meta[i].key, "probe.sample") && strcmp(p->meta[i].value, "not recorded"))
-			printf(" %s=%s", p->meta[i].key + 6, p->meta[i].value);
+			fprintf_printable(stdout, " %s=%s", p->meta[i].key + 6, p->meta[i].value);
 	printf("\n");
 	if (*meta_or(p, "metric.value", ""))	/* the workload's own figure (record --metric) */
-		printf("# metric: %s = %s\n", meta_or(p, "metric.name", "metric"), meta_or(p, "metric.value", ""));
+		fprintf_printable(stdout, "# metric: %s = %s\n", meta_or(p, "metric.name", "metric"),
+				  meta_or(p, "metric.value", ""));
 	printf("# lost:");
 	for (i = 0; i < p->nlost; i++) {
 		if (strcmp(p->lost[i].value, "0")) {
-			printf(" %s=%s", p->lost[i].key, p->lost[i].value);
+			fprintf_printable(stdout, " %s=%s", p->lost[i].key, p->lost[i].value);
 			any = true;
 		}
 	}

@@ -437,8 +437,8 @@ static void print_lost(const struct report *r)
 static void print_pc_header(const struct pc_ctx *x)
 {
 	print_header(x->r);
-	printf("# pagecache probes: %s; counts in pages; evicted: by reclaim, removed: truncate, unlink, fadvise, drop_caches\n",
-	       meta_or(x->r->p, "probe.pagecache", "not recorded"));
+	fprintf_printable(stdout, "# pagecache probes: %s; counts in pages; evicted: by reclaim, removed: truncate, unlink, fadvise, drop_caches\n",
+			  meta_or(x->r->p, "probe.pagecache", "not recorded"));
 	if (x->lookups_counted)
 		printf("# hit%% = 1 - added/lookups, an estimate (lockstat-report(1)); \"-\": no read() lookups\n");
 	else
