@@ -90,18 +90,8 @@ static const struct option long_opts[] = {
 
 static int parse_type(const char *s)
 {
-	static const char *const known[] = {
-		"spinlock", "rwlock", "rwlock:R", "rwlock:W", "rwsem", "rwsem:R", "rwsem:W",
-		"mutex", "mutex:spin", "rtmutex", "rwlock-rt", "rwlock-rt:R", "rwlock-rt:W",
-		"pcpu-sem", "pcpu-sem:R", "pcpu-sem:W", "semaphore",
-		"u", "u:mutex", "u:mutex-pi", "u:rwlock", "u:rwlock:R", "u:rwlock:W", "u:spinlock",
-		"u:cond", "u:futex",
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-		if (!strcmp(s, known[i]))
-			return 0;
+	if (lock_type_known(s))
+		return 0;
 	pr_err("--type: unknown lock type '%s' (see lockstat-report(1))\n", s);
 	return -EINVAL;
 }
