@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "clock.h"
 #include "collector.h"
 #include "kfeatures.h"
 #include "metric.h"
@@ -118,8 +119,6 @@ struct session {
 	bool stop;
 	int write_err;
 };
-
-uint64_t now_ns(void);
 
 /* record's defaults: 1 s buckets, locks and samples, 99 Hz. */
 void session__init(struct session *s);

@@ -56,6 +56,31 @@ static void test_type_names(void **state)
 	assert_string_equal(lock_type_name(UINT32_MAX), "unknown");
 }
 
+/* The --type values lockstat-report(1) documents, and some it does not. */
+static void test_type_filters(void **state)
+{
+	static const char *const known[] = {
+		"spinlock", "rwlock", "rwlock:R", "rwlock:W", "rwsem", "rwsem:R", "rwsem:W",
+		"mutex", "mutex:spin", "rtmutex", "rwlock-rt", "rwlock-rt:R", "rwlock-rt:W",
+		"pcpu-sem", "pcpu-sem:R", "pcpu-sem:W", "semaphore",
+		"u", "u:mutex", "u:mutex-pi", "u:rwlock", "u:rwlock:R", "u:rwlock:W", "u:spinlock",
+		"u:cond", "u:futex",
+	};
+	static const char *const unknown[] = {
+		"", "spin", "rwlock:X", "mutex:", "rwsem:R:W", "u:", "u:unknown", "unknown",
+		"u:mutex:spin", "Spinlock",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (!lock_type_known(known[i]))
+			fail_msg("'%s' should be a known --type", known[i]);
+	for (i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++)
+		if (lock_type_known(unknown[i]))
+			fail_msg("'%s' should not be a known --type", unknown[i]);
+}
+
 /* --- naming ----------------------------------------------------------------- */
 
 static void test_map_find(void **state)
@@ -207,6 +232,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_type_names),
+		cmocka_unit_test(test_type_filters),
 		cmocka_unit_test(test_map_find),
 		cmocka_unit_test(test_names_of_self),
 		cmocka_unit_test_setup_teardown(test_view_locks, setup_profile, teardown_profile),
