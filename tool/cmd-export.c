@@ -41,7 +41,7 @@ struct out_file {
 
 static void usage(FILE *f)
 {
-	fprintf(f,
+	print_usage(f, "export",
 		"usage: lockstat export [OPTIONS]\n"
 		"\n"
 		"  -i, --input FILE       profile to read (default lockstat.data)\n"
@@ -105,8 +105,8 @@ static int parse_one(struct export_cmd *c, int opt, const char *arg)
 	unsigned long v;
 
 	switch (opt) {
-	case 'i': c->input = arg; return 0;
-	case 'o': c->output = arg; return 0;
+	case 'i': return parse_path("--input", arg, &c->input);
+	case 'o': return parse_path("--output", arg, &c->output);
 	case 'w': return parse_what(c, arg);
 	case OPT_VALUE: return parse_value(c, arg);
 	case OPT_COMM: c->o.filter.comm = arg; return 0;
@@ -116,7 +116,7 @@ static int parse_one(struct export_cmd *c, int opt, const char *arg)
 	case 'v': log_verbosity++; return 0;
 	case 'q': log_verbosity = -1; return 0;
 	case OPT_PID:
-		if (parse_ulong("--pid", arg, INT_MAX, &v))
+		if (parse_ulong("--pid", arg, 0, INT_MAX, &v))
 			return -EINVAL;
 		c->o.filter.pid = v;
 		return 0;
@@ -165,7 +165,7 @@ static int parse_args(struct export_cmd *c, int argc, char **argv)
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "i:o:f:w:vqh", long_opts, NULL)) != -1) {
+	while ((opt = opt_next(argc, argv, "i:o:f:w:vqh", long_opts)) != -1) {
 		if (opt == 'h')
 			return 1;
 		if (opt == '?' || parse_one(c, opt, optarg))

@@ -19,7 +19,7 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
+	print_usage(f, "record",
 		"usage: lockstat record [OPTIONS] [-a | -p PID | [--] COMMAND [ARGS...]]\n"
 		"\n"
 		"  -o, --output FILE      profile to write (default lockstat.data)\n"
@@ -81,13 +81,7 @@ static int parse_own(struct session_opts *o, int opt, const char *arg)
 	case OPT_METRIC:
 		return parse_metric(o, arg);
 	case OPT_REPEAT:
-		if (parse_ulong("--repeat", arg, 10000, &repeat))
-			return -EINVAL;
-		if (!repeat) {
-			pr_err("--repeat: 0 runs record nothing\n");
-			return -EINVAL;
-		}
-		return 0;
+		return parse_ulong("--repeat", arg, 1, 10000, &repeat);
 	default:
 		return session__parse_opt(o, opt, arg);
 	}
@@ -123,7 +117,7 @@ static int parse_args(struct session_opts *o, int argc, char **argv)
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+o:ap:d:te:F:M:vqh", long_opts, NULL)) != -1) {
+	while ((opt = opt_next(argc, argv, "+o:ap:d:te:F:M:vqh", long_opts)) != -1) {
 		if (opt == 'h')
 			return 1;
 		if (opt == '?' || parse_own(o, opt, optarg))

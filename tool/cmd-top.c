@@ -24,7 +24,7 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
+	print_usage(f, "top",
 		"usage: lockstat top [OPTIONS] [-a | -p PID | [--] COMMAND [ARGS...]]\n"
 		"       lockstat top --replay FILE [OPTIONS]\n"
 		"\n"
@@ -96,20 +96,8 @@ struct top_args {
 	bool rows_set;
 	bool batch;
 	bool speed_set;
+	bool recording_opt;	/* one that chooses what to record (not for --replay) */
 };
-
-static int parse_speed(struct top *t, const char *arg)
-{
-	char *end;
-
-	errno = 0;
-	t->o.speed = strtod(arg, &end);
-	if (errno || end == arg || *end || !isfinite(t->o.speed) || t->o.speed < 0) {
-		pr_err("--speed: '%s' is not a number >= 0\n", arg);
-		return -EINVAL;
-	}
-	return 0;
-}
 
 static int parse_filter(char *dst, size_t len, const char *opt, const char *arg)
 {
@@ -125,11 +113,9 @@ static int parse_top_opt(struct top *t, struct top_args *a, int opt, const char 
 {
 	switch (opt) {
 	case 'i':
-		return parse_seconds("--interval", arg, &t->o.interval);
+		return parse_seconds("--interval", arg, TOP_INTERVAL_MIN_S, TOP_INTERVAL_MAX_S, &t->o.interval);
 	case 'n':
-		if (parse_ulong("--iterations", arg, 1UL << 31, &t->o.iterations))
-			return -EINVAL;
-		return t->o.iterations ? 0 : (pr_err("--iterations: 0 refreshes shows nothing\n"), -EINVAL);
+		return parse_ulong("--iterations", arg, 1, 1UL << 31, &t->o.iterations);
 	case 'b':
 		a->batch = true;
 		return 0;
@@ -140,8 +126,8 @@ static int parse_top_opt(struct top *t, struct top_args *a, int opt, const char 
 		}
 		pr_err("--format: '%s' is not text or json\n", arg);
 		return -EINVAL;
-	case OPT_REPLAY: t->o.replay = arg; return 0;
-	case OPT_SPEED: a->speed_set = true; return parse_speed(t, arg);
+	case OPT_REPLAY: return parse_path("--replay", arg, &t->o.replay);
+	case OPT_SPEED: a->speed_set = true; return parse_double("--speed", arg, 0, 1e6, &t->o.speed);
 	case 'k':
 		if (!top_sort_parse(arg, &t->o.lock_key, &t->o.func_key))
 			return 0;
@@ -149,7 +135,7 @@ static int parse_top_opt(struct top *t, struct top_args *a, int opt, const char 
 		return -EINVAL;
 	case 'r':
 		a->rows_set = true;
-		return parse_ulong("--rows", arg, 1UL << 31, &t->o.rows);
+		return parse_ulong("--rows", arg, 0, 1UL << 31, &t->o.rows);
 	case OPT_LOCK: return parse_filter(t->q.lock, sizeof(t->q.lock), "--lock", arg);
 	case OPT_CALLER: return parse_filter(t->q.caller, sizeof(t->q.caller), "--caller", arg);
 	case OPT_COMM: return parse_filter(t->q.comm, sizeof(t->q.comm), "--comm", arg);
@@ -159,10 +145,10 @@ static int parse_top_opt(struct top *t, struct top_args *a, int opt, const char 
 }
 
 /* --replay plays a file: the options that choose what to record do not apply. */
-static int check_replay(const struct session_opts *so)
+static int check_replay(const struct session_opts *so, const struct top_args *a)
 {
-	if (so->system_wide || so->pid || so->argv || so->output || so->duration) {
-		pr_err("--replay plays a recorded profile: -a, -p, -d, -o and a COMMAND do not apply\n");
+	if (a->recording_opt || so->argv) {
+		pr_err("--replay plays a recorded profile: -a, -p, -d, -o, -e, -F, --hold, --attach, --stack-rate, -M and a COMMAND do not apply\n");
 		return -EINVAL;
 	}
 	return 0;
@@ -179,7 +165,7 @@ static int check_args(struct top *t, struct session_opts *so, const struct top_a
 	if (!a->rows_set)
 		t->o.rows = t->o.out == TOP_JSON ? 0 : 20;
 	if (t->o.replay)
-		return check_replay(so);
+		return check_replay(so, a);
 	if (!so->pid && !so->argv)
 		so->system_wide = true;	/* as top: the whole system by default */
 	return session__check_target(so);
@@ -192,14 +178,16 @@ static int parse_args(struct top *t, struct session_opts *so, int argc, char **a
 	int opt, err;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+ap:d:i:n:bf:o:k:r:e:F:M:vqh", long_opts, NULL)) != -1) {
+	while ((opt = opt_next(argc, argv, "+ap:d:i:n:bf:o:k:r:e:F:M:vqh", long_opts)) != -1) {
 		if (opt == 'h')
 			return 1;
 		if (opt == '?')
 			return -EINVAL;
 		err = parse_top_opt(t, &a, opt, optarg);
-		if (err == -ENOENT)
+		if (err == -ENOENT) {
 			err = session__parse_opt(so, opt, optarg);
+			a.recording_opt |= opt != 'v' && opt != 'q';
+		}
 		t->o.events_given |= opt == 'e';
 		if (err)
 			return -EINVAL;
@@ -219,16 +207,17 @@ double top__next_interval(double secs, int step)
 {
 	size_t i;
 
+	/* An -i off the ladder's ends stays where it is rather than jump back. */
 	if (step > 0) {
 		for (i = 0; i < NLADDER; i++)
 			if (ladder[i] > secs + 1e-9)
 				return ladder[i];
-		return ladder[NLADDER - 1];
+		return secs;
 	}
 	for (i = NLADDER; i-- > 0;)
 		if (ladder[i] < secs - 1e-9)
 			return ladder[i];
-	return ladder[0];
+	return secs;
 }
 
 bool top__enough(const struct top *t)

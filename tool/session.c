@@ -77,24 +77,9 @@ static int parse_map_entries(struct session_opts *o, const char *arg)
 {
 	unsigned long v;
 
-	if (parse_ulong("--map-entries", arg, 1UL << 24, &v))
+	if (parse_ulong("--map-entries", arg, 64, 1UL << 24, &v))
 		return -EINVAL;
-	if (v < 64) {
-		pr_err("--map-entries: %lu is too small (at least 64)\n", v);
-		return -EINVAL;
-	}
 	o->map_entries = v;
-	return 0;
-}
-
-static int parse_freq(struct session_opts *o, const char *arg)
-{
-	if (parse_ulong("--freq", arg, 100000, &o->sample_freq))
-		return -EINVAL;
-	if (!o->sample_freq) {
-		pr_err("--freq: 0 samples per second samples nothing\n");
-		return -EINVAL;
-	}
 	return 0;
 }
 
@@ -102,12 +87,8 @@ static int parse_pid(struct session_opts *o, const char *arg)
 {
 	unsigned long v;
 
-	if (parse_ulong("--pid", arg, INT_MAX, &v))
+	if (parse_ulong("--pid", arg, 1, INT_MAX, &v))
 		return -EINVAL;
-	if (!v) {
-		pr_err("--pid: 0 is not a process\n");
-		return -EINVAL;
-	}
 	o->pid = v;
 	return 0;
 }
@@ -116,15 +97,14 @@ int session__parse_opt(struct session_opts *o, int opt, const char *arg)
 {
 	switch (opt) {
 	case 'o':
-		o->output = arg;
-		return 0;
+		return parse_path("--output", arg, &o->output);
 	case 'a':
 		o->system_wide = true;
 		return 0;
 	case 'p':
 		return parse_pid(o, arg);
 	case 'd':
-		return parse_seconds("--duration", arg, &o->duration);
+		return parse_seconds("--duration", arg, DURATION_MIN_S, DURATION_MAX_S, &o->duration);
 	case 't':
 		o->per_task = true;
 		return 0;
@@ -140,9 +120,9 @@ int session__parse_opt(struct session_opts *o, int opt, const char *arg)
 		o->force = true;
 		return 0;
 	case SESSION_OPT_EVENT_BUDGET:
-		return parse_ulong("--event-budget", arg, 100000000UL, &o->event_budget);
+		return parse_ulong("--event-budget", arg, 1, 100000000UL, &o->event_budget);
 	case 'F':
-		return parse_freq(o, arg);
+		return parse_ulong("--freq", arg, 1, 100000, &o->sample_freq);
 	case SESSION_OPT_ATTACH:
 		if (attach_mode_parse(arg, &o->mode)) {
 			pr_err("--attach: '%s' is not one of auto, tp, tp_btf, tracepoint, fentry, kprobe\n", arg);
@@ -150,9 +130,9 @@ int session__parse_opt(struct session_opts *o, int opt, const char *arg)
 		}
 		return 0;
 	case SESSION_OPT_BUCKET:
-		return parse_seconds("--bucket", arg, &o->bucket);
+		return parse_seconds("--bucket", arg, BUCKET_MIN_S, BUCKET_MAX_S, &o->bucket);
 	case SESSION_OPT_STACK_RATE:
-		return parse_ulong("--stack-rate", arg, 1000000UL, &o->stack_rate);
+		return parse_ulong("--stack-rate", arg, 0, 1000000UL, &o->stack_rate);
 	case 'M':
 		return parse_map_entries(o, arg);
 	case 'v':

@@ -25,6 +25,16 @@
 
 #define NSEC_PER_SEC	1000000000ULL
 
+/*
+ * Below 10 ms a bucket costs more than it shows (a drain walks the whole
+ * map); above an hour a killed recording loses too much. -d has the
+ * same floor.
+ */
+#define BUCKET_MIN_S	0.01
+#define BUCKET_MAX_S	3600.0
+#define DURATION_MIN_S	0.01
+#define DURATION_MAX_S	1e7
+
 /* Where the workload's standard streams go. */
 enum wl_output {
 	WL_OUT_INHERIT,		/* ours (record) */

@@ -197,6 +197,10 @@ void top_query__describe(const struct top_query *q, char *buf, size_t len);
 
 /* --- top itself -------------------------------------------------------------- */
 
+/* Ten refreshes a second is as fast as anyone reads; an hour, as slow. */
+#define TOP_INTERVAL_MIN_S	0.1
+#define TOP_INTERVAL_MAX_S	3600.0
+
 enum top_out { TOP_CURSES, TOP_TEXT, TOP_JSON };
 enum top_view { TV_LOCKS, TV_FUNCS, TV_TABLES, TV__MAIN, TV_DETAIL = TV__MAIN, TV_HELP };
 
