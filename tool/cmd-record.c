@@ -142,6 +142,14 @@ static void say_summary(const struct session *s)
 		  (s->last_t - s->t0) / 1e9, s->contended, s->samples, s->o.output, st.st_size / 1024.0);
 }
 
+/* After a write error: what the file holds now, and where the previous one is. */
+static void say_write_error(const struct session *s)
+{
+	pr_err("%s holds what was written before the error, readable but without its END chunk%s%s\n",
+	       s->o.output, s->out.made_old ? "; the previous profile is " : "",
+	       s->out.made_old ? s->out.old : "");
+}
+
 static int record(struct session *s)
 {
 	int code = session__start(s);
@@ -150,8 +158,11 @@ static int record(struct session *s)
 		return code;
 	session__run(s);
 	session__finish(s);
-	if (s->write_err)
+	if (s->write_err) {
+		if (s->out.published)
+			say_write_error(s);
 		return EXIT_FAIL;
+	}
 	say_summary(s);
 	session__say_costs(s);
 	return s->wl.pid ? session__exit_code(s) : EXIT_OK;

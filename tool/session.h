@@ -18,6 +18,7 @@
 #include "collector.h"
 #include "kfeatures.h"
 #include "metric.h"
+#include "outfile.h"
 #include "ksyms.h"
 #include "procmaps.h"
 #include "profile.h"
@@ -106,9 +107,9 @@ struct session {
 	struct maps_cache maps;
 	struct syms *syms;
 	struct uresolver ures;
-	int fd;
-	char tmp_path[PATH_MAX];
-	bool renamed;
+	struct outfile out;	/* o.output's file */
+	int fd;			/* out's, or top's memfd */
+	off_t good_len;		/* the file's length after its last whole chunk */
 	struct workload wl;
 	int wl_out_fd;		/* the workload's stdout, read for --metric; -1 */
 	struct metric metric;
