@@ -222,7 +222,7 @@ double top__next_interval(double secs, int step)
 
 bool top__enough(const struct top *t)
 {
-	return t->o.iterations && t->shown >= t->o.iterations;
+	return (t->o.iterations && t->shown >= t->o.iterations) || t->stdout_failed;
 }
 
 #define MIN_SELF_WALL_NS	(50 * 1000 * 1000ULL)
@@ -314,6 +314,8 @@ int top__interval(struct top *t, double events_per_s, double probe_pct)
 	s->final = t->final;
 	t->shown++;
 	top__show(t);
+	/* main() reports it when top ends (finish_stdout) */
+	t->stdout_failed = t->o.out != TOP_CURSES && ferror(stdout);
 	return 0;
 }
 

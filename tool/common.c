@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <poll.h>
 #include <linux/capability.h>
 #include <sys/syscall.h>
 #include "cmds.h"
@@ -159,13 +160,30 @@ int no_operands(int argc, char **argv)
 	return -EINVAL;
 }
 
+/* A pipe whose reader has gone polls as an error on its write end. */
+static bool stdout_reader_gone(void)
+{
+	struct pollfd pfd = { STDOUT_FILENO, POLLOUT, 0 };
+
+	return poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLERR);
+}
+
+/*
+ * SIGPIPE is ignored (main.c): a closed pipe is an error to report, as
+ * any other write error, not a silent death by signal.
+ */
 int finish_stdout(int status)
 {
-	if (fflush(stdout) || ferror(stdout)) {
-		pr_err("writing to standard output failed: %s\n", strerror(errno));
-		return status ? status : EXIT_FAIL;
-	}
-	return status;
+	int err = 0;
+
+	if (fflush(stdout))
+		err = errno;
+	else if (ferror(stdout))
+		err = stdout_reader_gone() ? EPIPE : EIO;
+	if (!err)
+		return status;
+	pr_err("writing to standard output failed: %s\n", strerror(err));
+	return status ? status : EXIT_FAIL;
 }
 
 static bool has_cap(const struct __user_cap_data_struct *d, int cap)

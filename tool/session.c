@@ -597,7 +597,9 @@ static int poll_timeout_ms(const struct session *s, uint64_t deadline)
 
 /*
  * The workload's output, passed on as it comes and read for --metric;
- * closed at EOF (it exited, or closed its stdout).
+ * closed at EOF (it exited, or closed its stdout). When our standard
+ * output fails (a closed pipe: SIGPIPE is ignored), the metric is still
+ * read and the recording goes on.
  */
 static void pass_output(struct session *s)
 {
@@ -606,8 +608,11 @@ static void pass_output(struct session *s)
 
 	while ((n = read(s->wl_out_fd, buf, sizeof(buf))) > 0) {
 		metric__feed(&s->metric, buf, n);
-		if (write(STDOUT_FILENO, buf, n) != n)
-			break;	/* our stdout is gone: the metric is still read */
+		if (s->stdout_failed || write(STDOUT_FILENO, buf, n) == n)
+			continue;
+		pr_warn("writing to standard output failed: %s: the workload's output is no longer passed on; --metric still reads it\n",
+			strerror(errno));
+		s->stdout_failed = true;
 	}
 	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
 		close(s->wl_out_fd);

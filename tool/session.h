@@ -112,6 +112,7 @@ struct session {
 	off_t good_len;		/* the file's length after its last whole chunk */
 	struct workload wl;
 	int wl_out_fd;		/* the workload's stdout, read for --metric; -1 */
+	bool stdout_failed;	/* passing it on to ours failed */
 	struct metric metric;
 	bool has_metric;
 	bool wl_ended;		/* the workload ended by itself, before finish */

@@ -246,6 +246,7 @@ struct top {
 	unsigned long shown;	/* snapshots drawn or printed */
 	bool final;		/* the next snapshot is the last one */
 	bool replay_done;
+	bool stdout_failed;	/* --batch: nobody reads any more (a closed pipe) */
 	/* lockstat's own CPU between two intervals */
 	uint64_t self_cpu_ns;
 	uint64_t self_wall_ns;
@@ -261,6 +262,7 @@ int top__interval(struct top *t, double events_per_s, double probe_pct);
 void top__apply(struct top *t, void (*set_interval)(void *ctx, double secs), void *ctx);
 void top__show(struct top *t);
 double top__next_interval(double secs, int step);
+/* -n refreshes shown, or standard output failed: time to stop. */
 bool top__enough(const struct top *t);
 
 struct session;
