@@ -150,10 +150,15 @@ static void say_write_error(const struct session *s)
 	       s->out.made_old ? s->out.old : "");
 }
 
-static int record(struct session *s)
+/*
+ * One recording: the workload's exit status, or lockstat's own exit code
+ * with *failed set when lockstat could not record it.
+ */
+static int record(struct session *s, bool *failed)
 {
 	int code = session__start(s);
 
+	*failed = code != 0;
 	if (code)
 		return code;
 	session__run(s);
@@ -161,6 +166,7 @@ static int record(struct session *s)
 	if (s->write_err) {
 		if (s->out.published)
 			say_write_error(s);
+		*failed = true;
 		return EXIT_FAIL;
 	}
 	say_summary(s);
@@ -181,14 +187,16 @@ static void run_name(const char *output, unsigned long run, char *out, size_t le
 
 /*
  * --repeat: the same options, one session and one profile per run. A run
- * that lockstat itself could not record (exit 1) ends the series; the
- * workload's own failures do not, and the last run's status is returned.
+ * that lockstat could not record, or a signal, ends the series, and says
+ * so; the workload's own failures do not. The status is that of the last
+ * run that failed (lockstat's or the workload's), 0 when none did.
  */
 static int record_runs(const struct session_opts *opts)
 {
 	char name[PATH_MAX];
 	unsigned long i;
-	int code = EXIT_OK;
+	int code, status = EXIT_OK, signals;
+	bool failed;
 
 	for (i = 1; i <= repeat; i++) {
 		struct session s;
@@ -200,12 +208,19 @@ static int record_runs(const struct session_opts *opts)
 			s.o.output = name;
 			pr_notice("run %lu of %lu: %s\n", i, repeat, name);
 		}
-		code = record(&s);
+		code = record(&s, &failed);
+		signals = s.signals;
 		session__free(&s);
-		if (code == EXIT_FAIL || code == EXIT_USAGE || s.signals)
+		status = code ? code : status;
+		if (repeat > 1 && code && !failed)
+			pr_warn("run %lu of %lu: the workload exited with status %d\n", i, repeat, code);
+		if (i < repeat && (failed || signals)) {
+			pr_err("run %lu of %lu %s: the series stops, runs %lu to %lu are not recorded\n",
+			       i, repeat, failed ? "failed" : "was interrupted", i + 1, repeat);
 			break;
+		}
 	}
-	return code;
+	return status;
 }
 
 int cmd_record(int argc, char **argv)
