@@ -144,14 +144,6 @@ static void say_summary(const struct session *s)
 		  (s->last_t - s->t0) / 1e9, s->contended, s->samples, s->o.output, st.st_size / 1024.0);
 }
 
-/* After a write error: what the file holds now, and where the previous one is. */
-static void say_write_error(const struct session *s)
-{
-	pr_err("%s holds what was written before the error, readable but without its END chunk%s%s\n",
-	       s->o.output, s->out.made_old ? "; the previous profile is " : "",
-	       s->out.made_old ? s->out.old : "");
-}
-
 /*
  * One recording: the workload's exit status, or lockstat's own exit code
  * with *failed set when lockstat could not record it.
@@ -165,9 +157,7 @@ static int record(struct session *s, bool *failed)
 		return code;
 	session__run(s);
 	session__finish(s);
-	if (s->write_err) {
-		if (s->out.published)
-			say_write_error(s);
+	if (s->write_err) {	/* said, with what the file holds now */
 		*failed = true;
 		return EXIT_FAIL;
 	}

@@ -163,6 +163,10 @@ static int check_args(struct top *t, struct session_opts *so, const struct top_a
 	}
 	if (t->o.out == TOP_CURSES && a->batch)
 		t->o.out = TOP_TEXT;
+	if (t->o.out == TOP_CURSES && a->rows_set) {
+		pr_err("--rows applies to --batch and -f json (the full-screen view fits the screen)\n");
+		return -EINVAL;
+	}
 	if (!a->rows_set)
 		t->o.rows = t->o.out == TOP_JSON ? 0 : 20;
 	if (t->o.replay)

@@ -121,8 +121,10 @@ int session__parse_opt(struct session_opts *o, int opt, const char *arg)
 		o->force = true;
 		return 0;
 	case SESSION_OPT_EVENT_BUDGET:
+		o->budget_set = true;
 		return parse_ulong("--event-budget", arg, 1, 100000000UL, &o->event_budget);
 	case 'F':
+		o->freq_set = true;
 		return parse_ulong("--freq", arg, 1, 100000, &o->sample_freq);
 	case SESSION_OPT_ATTACH:
 		if (attach_mode_parse(arg, &o->mode)) {
@@ -161,6 +163,15 @@ int session__check_target(struct session_opts *o)
 	}
 	if (o->system_wide && o->pid > 0) {
 		pr_err("-a and -p exclude each other\n");
+		return -EINVAL;
+	}
+	/* An option of a family not recorded would be silently ignored. */
+	if (o->freq_set && !(o->families & FAMILY_SAMPLE)) {
+		pr_err("--freq applies to the sample family, which -e leaves out\n");
+		return -EINVAL;
+	}
+	if (o->budget_set && !(o->families & FAMILY_UPROBES)) {
+		pr_err("--event-budget applies to --uprobes\n");
 		return -EINVAL;
 	}
 	return 0;
@@ -831,6 +842,14 @@ static void write_metric(struct session *s)
 	note_write_error(s, pwriter__meta(s->w, kv, 2));
 }
 
+/* After a write error: what the file holds now, and where the previous one is. */
+static void say_write_error(const struct session *s)
+{
+	pr_err("%s holds what was written before the error, readable but without its END chunk%s%s\n",
+	       s->o.output, s->out.made_old ? "; the previous profile is " : "",
+	       s->out.made_old ? s->out.old : "");
+}
+
 void session__finish(struct session *s)
 {
 	struct snapshot snap;
@@ -859,6 +878,8 @@ void session__finish(struct session *s)
 		pr_err("%s\n", s->out.why);
 		s->write_err = -EIO;
 	}
+	if (s->write_err && s->out.published)
+		say_write_error(s);
 }
 
 /* What the probes cost, measured by the kernel (kernel.bpf_stats). */

@@ -60,6 +60,8 @@ struct session_opts {
 	uint64_t usyms_budget_ns;	/* time for session__write_usyms(), 0: no limit */
 	unsigned long event_budget;	/* uprobe hits per second, 0: the default */
 	bool force;		/* uprobes over the budget, or system-wide */
+	bool freq_set;		/* -F given: it needs the sample family */
+	bool budget_set;	/* --event-budget given: it needs --uprobes */
 	enum wl_output wl_output;
 	int extra_signal;	/* one more signal for the hooks (SIGWINCH), 0: none */
 	char **argv;		/* the workload, or NULL */
