@@ -10,7 +10,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <endian.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <cmocka.h>
 #include "outfile.h"
 
@@ -263,6 +269,64 @@ static void test_missing_directory(void **state)
 	outfile__close(&o);
 }
 
+/* A filesystem without O_TMPFILE, as the kernel tells it: openat fails with EOPNOTSUPP. */
+static int refuse_tmpfile(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_openat, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2]) +
+			 (__BYTE_ORDER == __BIG_ENDIAN ? 4 : 0)),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 020000000 /* __O_TMPFILE */, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EOPNOTSUPP),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+/* In a child (the filter stays with it): 0, or the number of the step that failed. */
+static int fallback_steps(void)
+{
+	struct outfile o;
+
+	put("p.data", "old");
+	if (refuse_tmpfile())
+		return 1;
+	if (outfile__open(&o, "p.data", &(struct outfile_opts){ .keep_old = true }))
+		return 2;
+	if (!o.tmp || !strstr(o.tmp, "/.lockstat-") || entries() != 2)
+		return 3;	/* the old file and the hidden new one */
+	write_all_of(&o, "new");
+	if (outfile__commit(&o))
+		return 4;
+	outfile__close(&o);
+	if (strcmp(get("p.data"), "new") || strcmp(get("p.data.old"), "old") || entries() != 2)
+		return 5;
+	if (outfile__open(&o, "q.data", NULL) || entries() != 3)
+		return 6;
+	outfile__close(&o);	/* never published: the hidden file goes */
+	return entries() == 2 ? 0 : 7;
+}
+
+static void test_named_fallback(void **state)
+{
+	pid_t pid = fork();
+	int status;
+
+	(void)state;
+	if (pid == 0)
+		_exit(fallback_steps());
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	unlink("p.data");
+	unlink("p.data.old");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -276,6 +340,7 @@ int main(void)
 		cmocka_unit_test(test_old_not_regular_refused),
 		cmocka_unit_test(test_target_changed_before_publish),
 		cmocka_unit_test(test_missing_directory),
+		cmocka_unit_test(test_named_fallback),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
