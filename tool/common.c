@@ -15,7 +15,7 @@
 #include "exitcode.h"
 #include "log.h"
 
-/* Digits only: strtoul would take " -1" as ULONG_MAX, and "0x10" as 16. */
+/* Digits only: strtoul would take " -1" (and "-1") as ULONG_MAX. */
 int parse_ulong(const char *opt, const char *s, unsigned long min, unsigned long max, unsigned long *out)
 {
 	char *end;
