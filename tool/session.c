@@ -874,12 +874,12 @@ void session__finish(struct session *s)
 	flags = s->signals ? END_F_INTERRUPTED : END_F_CLEAN;
 	if (!s->write_err)
 		note_write_error(s, pwriter__end(s->w, t - s->t0, session__exit_code(s), flags));
-	if (!s->write_err && s->o.output && outfile__commit(&s->out)) {
-		pr_err("%s\n", s->out.why);
-		s->write_err = -EIO;
-	}
 	if (s->write_err && s->out.published)
 		say_write_error(s);
+	else if (!s->write_err && s->o.output && outfile__commit(&s->out)) {
+		pr_err("%s\n", s->out.why);	/* the fsync: every chunk was written */
+		s->write_err = -EIO;
+	}
 }
 
 /* What the probes cost, measured by the kernel (kernel.bpf_stats). */
