@@ -133,8 +133,84 @@ fi
 if command -v xmllint >/dev/null 2>&1; then
 	check "fdstorm.data: export -f svg, samples and locks, is well-formed XML" svgs_ok
 fi
-echo "fixtures: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+
+# --- output files and command lines (issue 11): no root needed -------------
+fx=$dir/data/fdstorm.data
+# usage_err EXIT PATTERN ARGS...: exits EXIT, and its first line is
+# lockstat's own and matches PATTERN (grep -E).
+usage_err() {
+	local want=$1 pat=$2 rc
+	shift 2
+	"$ls" "$@" >/dev/null 2>"$tmp/u.err"; rc=$?
+	[ $rc = "$want" ] || { echo "lockstat $*: exit $rc, not $want" >&2; cat "$tmp/u.err" >&2; return 1; }
+	head -n 1 "$tmp/u.err" | grep -Eq "^lockstat: .*$pat" ||
+		{ echo "lockstat $*: first line: $(head -n 1 "$tmp/u.err")" >&2; return 1; }
+	[ "$(wc -l <"$tmp/u.err")" -le 4 ] || { echo "lockstat $*: more than the error and the synopsis" >&2; return 1; }
+}
+options_ok() {
+	usage_err 2 "--top: ' -1' is not a whole number from 0 to" report -i "$fx" -n ' -1' &&
+	usage_err 2 "--top: '0x10' is not a whole number" report -i "$fx" -n 0x10 &&
+	usage_err 2 "unknown option '--bogus'\$" report -i "$fx" --bogus &&
+	usage_err 2 "unknown option '-x'\$" report -i "$fx" -x &&
+	usage_err 2 "option '--top' needs a value" report -i "$fx" --top &&
+	usage_err 2 "option '--hist' takes no value" report -i "$fx" --hist=1 &&
+	usage_err 2 "ambiguous option '--ca'" report -i "$fx" --ca x &&
+	usage_err 2 "no CSV form" report -i "$fx" -f csv --hist &&
+	usage_err 2 "no CSV form" report -i "$fx" -f csv --stacks &&
+	usage_err 2 "--callers and --callees" report -i "$fx" --view hits --callers a --callees b &&
+	usage_err 2 "--callers and --callees" report -i "$fx" --view hits --callers a --callers b &&
+	usage_err 2 "unexpected argument 'extra'" probe extra &&
+	usage_err 2 "unknown option '--bogus'" version --bogus &&
+	usage_err 2 "unexpected argument 'x'" version x &&
+	usage_err 2 "--output: an empty file name" export -i "$fx" -o '' &&
+	usage_err 2 "--input: an empty file name" report -i '' &&
+	usage_err 2 "--output: an empty file name" record -o '' -- true &&
+	usage_err 2 "--bucket: '1e-12' is not a number of seconds from 0.01 to 3600" record --bucket 1e-12 -- true &&
+	usage_err 2 "--duration: '0' is not a number of seconds from 0.01" record -d 0 -- true &&
+	usage_err 2 "--freq: '0' is not a whole number from 1 to 100000" record -F 0 -- true &&
+	usage_err 2 "--pid: '0' is not a whole number from 1 to" record -p 0 &&
+	usage_err 2 "--interval: '1e-9' is not a number of seconds from 0.1 to 3600" top -b -i 1e-9 &&
+	usage_err 2 "--iterations: '0' is not a whole number from 1" top --replay "$fx" -b -n 0 &&
+	usage_err 2 "--speed: '-1' is not a number from 0" top --replay "$fx" -b --speed -1 &&
+	usage_err 2 "do not apply" top --replay "$fx" -b -e locks &&
+	usage_err 2 "do not apply" top --replay "$fx" -b --stack-rate 10 &&
+	usage_err 2 "--rows applies to --batch" top -r 3 -- true &&
+	usage_err 2 "--freq applies to the sample family" record -e locks -F 99 -- true &&
+	usage_err 2 "--event-budget applies to --uprobes" record --event-budget 5 -- true
+}
+# closed_pipe ARGS...: run lockstat with a standard output nobody reads
+# (the reader is gone before it starts); $rc and $tmp/p.err are the result.
+closed_pipe() {
+	rm -f "$tmp/sync" && mkfifo "$tmp/sync"
+	(read -r _ <"$tmp/sync"; exec "$ls" "$@" 2>"$tmp/p.err") | (exec 0<&-; echo go >"$tmp/sync")
+	rc=${PIPESTATUS[0]}
+}
+closed_pipes_ok() {
+	local args
+	for args in "report -i $fx" "report -i $fx -f json" "report -i $fx --view hits" "export -i $fx" \
+		    "export -i $fx -f svg" "diff $fx $fx" "top --replay $fx --speed 0 -b" "probe" "version"; do
+		closed_pipe $args
+		[ "$rc" = 1 ] && grep -q 'writing to standard output failed: Broken pipe' "$tmp/p.err" ||
+			{ echo "lockstat $args | (closed): exit $rc: $(cat "$tmp/p.err")" >&2; return 1; }
+	done
+}
+# export -o: the rule of every output file.
+export_output_ok() {
+	local d=$tmp/exp rc
+	rm -rf "$d" && mkdir "$d" && mkfifo "$d/fifo" && ln -s sub/real.folded "$d/link" && mkdir "$d/sub" || return 1
+	timeout 20 "$ls" export -i "$fx" -o "$d/fifo" 2>"$tmp/e.err"; rc=$?
+	[ $rc = 1 ] && [ -p "$d/fifo" ] && grep -q 'is a FIFO' "$tmp/e.err" || { echo "export -o FIFO: exit $rc" >&2; return 1; }
+	"$ls" export -i "$fx" -o /dev/stdout 2>"$tmp/e.err" | cat >/dev/null; rc=${PIPESTATUS[0]}
+	[ $rc = 1 ] && grep -q -- '-o -' "$tmp/e.err" || { echo "export -o /dev/stdout into a pipe: exit $rc" >&2; return 1; }
+	"$ls" export -i "$fx" -o "$d/sub" 2>/dev/null && { echo "export -o DIR succeeded" >&2; return 1; }
+	(umask 027 && "$ls" export -i "$fx" -o "$d/link") &&
+	[ -L "$d/link" ] && cmp -s "$d/sub/real.folded" <("$ls" export -i "$fx") &&
+	[ "$(stat -c %a "$d/sub/real.folded")" = 640 ] || { echo "export -o symlink/umask" >&2; ls -la "$d" "$d/sub" >&2; return 1; }
+	[ -z "$(ls -A "$d/sub" | grep -v '^real\.folded$')" ] || { echo "export -o left: $(ls -A "$d/sub")" >&2; return 1; }
+}
+check "command lines: every bad option is one lockstat line and exit 2, ranges included" options_ok
+check "a closed standard output is reported (exit 1) by report, export, diff, top, probe, version" closed_pipes_ok
+check "export -o: FIFOs and directories refused, symlinks followed, the umask kept" export_output_ok
 
 # --- readers: streams, exports, views (appended; the summary below counts every check above) ---
 rd=$dir/data

@@ -41,7 +41,7 @@ struct diff_cmd {
 
 static void usage(FILE *f)
 {
-	fprintf(f,
+	print_usage(f, "diff",
 		"usage: lockstat diff [OPTIONS] BASE PATCHED\n"
 		"       lockstat diff [OPTIONS] -b BASE... -p PATCHED...\n"
 		"\n"
@@ -135,10 +135,9 @@ static int split_sides(struct diff_cmd *c, int argc, char **argv, char **rest, i
 
 static int parse_alpha(struct diff_cmd *c, const char *arg)
 {
-	char *end;
-	double v = strtod(arg, &end);
+	double v;
 
-	if (*end || end == arg || !(v > 0 && v < 1)) {
+	if (number_parse(arg, &v) || !(v > 0 && v < 1)) {
 		pr_err("--alpha: '%s' is not a number between 0 and 1\n", arg);
 		return -EINVAL;
 	}
@@ -189,7 +188,7 @@ static int parse_one(struct diff_cmd *c, int opt, const char *arg)
 		pr_err("--value: '%s' is not wait or count\n", arg);
 		return -EINVAL;
 	case 'f': return parse_format(c, arg);
-	case 'n': return parse_ulong("--top", arg, ULONG_MAX, &c->top_n);
+	case 'n': return parse_ulong("--top", arg, 0, ULONG_MAX, &c->top_n);
 	case OPT_ALPHA: c->stats_set = true; return parse_alpha(c, arg);
 	case OPT_ADJUST: c->stats_set = true; return parse_adjust(c, arg);
 	case OPT_TEST:
@@ -263,7 +262,7 @@ static int parse_args(struct diff_cmd *c, int argc, char **argv)
 		return -ENOMEM;
 	err = split_sides(c, argc, argv, rest, &nrest);
 	optind = 1;
-	while (!err && (opt = getopt_long(nrest, rest, "V:f:n:vqh", long_opts, NULL)) != -1) {
+	while (!err && (opt = opt_next(nrest, rest, "V:f:n:vqh", long_opts)) != -1) {
 		if (opt == 'h')
 			err = 1;
 		else if (opt == '?' || parse_one(c, opt, optarg))

@@ -19,6 +19,7 @@
 #include "export.h"
 #include "flame.h"
 #include "log.h"
+#include "outfile.h"
 #include "pprof.h"
 #include "profile.h"
 
@@ -31,21 +32,14 @@ struct export_cmd {
 	struct profile *p;
 };
 
-/* Where the export goes: a temporary file renamed over the target at the end. */
-struct out_file {
-	const char *path;
-	char *real;		/* path with its symlinks resolved (malloc) */
-	char *tmp;
-	FILE *f;
-};
-
 static void usage(FILE *f)
 {
-	fprintf(f,
+	print_usage(f, "export",
 		"usage: lockstat export [OPTIONS]\n"
 		"\n"
 		"  -i, --input FILE       profile to read (default lockstat.data; - standard input)\n"
-		"  -o, --output FILE      write to FILE, replaced atomically (default standard output)\n"
+		"  -o, --output FILE      write to FILE (a regular file), replaced whole once\n"
+		"                         complete (default, or -: standard output)\n"
 		"  -f, --format FMT       folded (default), pprof, json, csv or svg (a flame graph)\n"
 		"  -w, --what WHAT        samples (default when the profile has any) or locks\n"
 		"      --value VALUE      locks: wait (default, total wait in ns) or count (contended waits)\n"
@@ -105,8 +99,8 @@ static int parse_one(struct export_cmd *c, int opt, const char *arg)
 	unsigned long v;
 
 	switch (opt) {
-	case 'i': c->input = arg; return 0;
-	case 'o': c->output = arg; return 0;
+	case 'i': return parse_path("--input", arg, &c->input);
+	case 'o': return parse_path("--output", arg, &c->output);
 	case 'w': return parse_what(c, arg);
 	case OPT_VALUE: return parse_value(c, arg);
 	case OPT_COMM: c->o.filter.comm = arg; return 0;
@@ -116,7 +110,7 @@ static int parse_one(struct export_cmd *c, int opt, const char *arg)
 	case 'v': log_verbosity++; return 0;
 	case 'q': log_verbosity = -1; return 0;
 	case OPT_PID:
-		if (parse_ulong("--pid", arg, INT_MAX, &v))
+		if (parse_ulong("--pid", arg, 0, INT_MAX, &v))
 			return -EINVAL;
 		c->o.filter.pid = v;
 		return 0;
@@ -165,7 +159,7 @@ static int parse_args(struct export_cmd *c, int argc, char **argv)
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "i:o:f:w:vqh", long_opts, NULL)) != -1) {
+	while ((opt = opt_next(argc, argv, "i:o:f:w:vqh", long_opts)) != -1) {
 		if (opt == 'h')
 			return 1;
 		if (opt == '?' || parse_one(c, opt, optarg))
@@ -267,101 +261,33 @@ static int load(struct export_cmd *c)
 
 /* --- output --------------------------------------------------------------- */
 
-/* A device or FIFO (/dev/null, a pipe) is written as is: there is nothing to replace. */
-static int out_open_special(struct out_file *o)
+/* The export is built unnamed and replaces the file only once complete. */
+static int out_open(struct outfile *out, const char *path, FILE **f)
 {
-	o->f = fopen(o->path, "w");
-	if (!o->f) {
-		pr_err("%s: %s\n", o->path, strerror(errno));
-		return -errno;
-	}
-	return 0;
-}
+	int err;
 
-/* A temporary file next to the target; a symlink's target is what gets replaced. */
-static int out_create_tmp(struct out_file *o)
-{
-	char *real = realpath(o->path, NULL);
-	int fd;
-
-	if (real)
-		o->path = o->real = real;
-	if (asprintf(&o->tmp, "%s.XXXXXX", o->path) < 0) {
-		o->tmp = NULL;
-		return -ENOMEM;
-	}
-	fd = mkstemp(o->tmp);
-	if (fd < 0) {
-		pr_err("%s: cannot create a temporary file next to it: %s\n", o->path, strerror(errno));
-		free(o->tmp);
-		o->tmp = NULL;
-	}
-	return fd;
-}
-
-/* Readers of the target see the old file or the whole new one, never a part. */
-static int out_open(struct out_file *o)
-{
-	struct stat st;
-	mode_t mask;
-	int fd;
-
-	if (!o->path) {
-		o->f = stdout;
+	if (!path) {
+		*f = stdout;
 		return 0;
 	}
-	if (!stat(o->path, &st) && !S_ISREG(st.st_mode))
-		return out_open_special(o);
-	fd = out_create_tmp(o);
-	if (fd < 0)
-		return fd == -ENOMEM ? fd : -EIO;
-	mask = umask(0);
-	umask(mask);
-	fchmod(fd, 0666 & ~mask);	/* mkstemp's 0600 is not what a plain create gives */
-	o->f = fdopen(fd, "w");
-	if (!o->f) {
-		close(fd);
-		unlink(o->tmp);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-static int out_flush(struct out_file *o)
-{
-	if (fflush(o->f) || ferror(o->f) || (o->tmp && fsync(fileno(o->f)))) {
-		pr_err("writing %s failed: %s\n", o->path, strerror(errno ? errno : EIO));
-		return -EIO;
-	}
-	return 0;
-}
-
-static int out_commit(struct out_file *o, bool commit)
-{
-	int err = commit ? out_flush(o) : 0;
-
-	if (fclose(o->f) && commit && !err) {
-		pr_err("writing %s failed: %s\n", o->path, strerror(errno));
-		err = -EIO;
-	}
-	if (o->tmp && commit && !err && rename(o->tmp, o->path)) {
-		pr_err("%s: cannot replace it: %s\n", o->path, strerror(errno));
-		err = -errno;
-	}
-	if (o->tmp && (!commit || err))
-		unlink(o->tmp);
+	err = outfile__open(out, path, NULL);
+	*f = err ? NULL : outfile__stream(out);
+	if (err)
+		pr_err("%s%s\n", out->why, err == -EINVAL ? " (standard output: no -o, or -o -)" : "");
+	else if (!*f)
+		err = -ENOMEM;
 	return err;
 }
 
 /* commit: put the file in place; otherwise leave the target untouched. */
-static int out_close(struct out_file *o, bool commit)
+static int out_close(struct outfile *out, const char *path, bool commit)
 {
 	int err = 0;
 
-	if (o->f && o->f != stdout)
-		err = out_commit(o, commit);
-	free(o->tmp);
-	free(o->real);
+	if (path && commit && (err = outfile__commit(out)))
+		pr_err("%s\n", out->why);
+	if (path)
+		outfile__close(out);
 	return err;
 }
 
@@ -380,27 +306,29 @@ static int write_pprof(FILE *f, const struct export_cmd *c)
 
 static int export(struct export_cmd *c)
 {
-	struct out_file out = { .path = to_stdout(c) ? NULL : c->output };
-	int err = out_open(&out);
+	const char *path = to_stdout(c) ? NULL : c->output;
+	struct outfile out;
+	FILE *f;
+	int err = out_open(&out, path, &f);
 
 	if (err) {
 		if (err == -ENOMEM)
 			pr_err("out of memory\n");
-		out_close(&out, false);
+		out_close(&out, path, false);
 		return err;
 	}
-	c->o.pretty = !out.path && isatty(STDOUT_FILENO);
+	c->o.pretty = !path && isatty(STDOUT_FILENO);
 	if (c->o.format == EXPORT_PPROF)
-		err = write_pprof(out.f, c);
+		err = write_pprof(f, c);
 	else if (c->o.format == EXPORT_SVG)
-		err = flame__export_svg(out.f, c->p, &c->o, c->input);
+		err = flame__export_svg(f, c->p, &c->o, c->input);
 	else
-		err = export__text(out.f, c->p, &c->o);
-	if (err == -EIO && out.path)
-		pr_err("writing %s failed: %s\n", out.path, strerror(errno ? errno : EIO));
+		err = export__text(f, c->p, &c->o);
+	if (err == -EIO && path)
+		pr_err("writing %s failed: %s\n", path, strerror(errno ? errno : EIO));
 	else if (err && err != -EIO)
 		pr_err("exporting %s: %s\n", c->input, strerror(-err));
-	err = out_close(&out, !err) ? -EIO : err;
+	err = out_close(&out, path, !err) ? -EIO : err;
 	return err;
 }
 

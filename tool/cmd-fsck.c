@@ -16,7 +16,7 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: lockstat fsck [-q] [-v] [FILE]   (default lockstat.data; - standard input)\n\n"
+	print_usage(f, "fsck", "usage: lockstat fsck [-q] [-v] [FILE]   (default lockstat.data; - standard input)\n\n"
 		"  -q, --quiet    print nothing, only set the exit status\n"
 		"  -v, --verbose  say more\n"
 		"  -h, --help     this help\n");
@@ -103,7 +103,7 @@ int cmd_fsck(int argc, char **argv)
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "qvh", opts, NULL)) != -1) {
+	while ((opt = opt_next(argc, argv, "qvh", opts)) != -1) {
 		switch (opt) {
 		case 'q': quiet = true; break;
 		case 'v': log_verbosity++; break;

@@ -79,7 +79,7 @@ static void print_families(const struct features *f, enum attach_mode want, enum
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: lockstat probe [--attach MODE] [-f text|csv] [-v]\n\n"
+	print_usage(f, "probe", "usage: lockstat probe [--attach MODE] [-f text|csv] [-v]\n\n"
 		"  --attach MODE   show the choice lockstat record --attach MODE would make\n"
 		"  -f, --format    text (default) or csv\n"
 		"  -v, --verbose   say more (-vvv: libbpf's messages)\n"
@@ -101,7 +101,7 @@ int cmd_probe(int argc, char **argv)
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "f:vh", opts, NULL)) != -1) {
+	while ((opt = opt_next(argc, argv, "f:vh", opts)) != -1) {
 		switch (opt) {
 		case 'A':
 			if (attach_mode_parse(optarg, &want)) {
@@ -120,6 +120,10 @@ int cmd_probe(int argc, char **argv)
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}
+	if (no_operands(argc, argv)) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
 	if (geteuid() != 0)
 		pr_warn("not root: loading test programs will fail for lack of CAP_BPF and CAP_PERFMON\n");
 	features_probe(&f);
@@ -130,11 +134,28 @@ int cmd_probe(int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* version [-v]: -v adds what probe prints. */
 int cmd_version(int argc, char **argv)
 {
-	(void)argv;
+	static const struct option opts[] = {
+		{ "verbose", no_argument, NULL, 'v' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool verbose = false;
+	int opt;
+
+	optind = 1;
+	while ((opt = opt_next(argc, argv, "v", opts)) != -1) {
+		if (opt != 'v') {
+			fprintf(stderr, "usage: lockstat version [-v]\n");
+			return EXIT_USAGE;
+		}
+		verbose = true;
+	}
+	if (no_operands(argc, argv)) {
+		fprintf(stderr, "usage: lockstat version [-v]\n");
+		return EXIT_USAGE;
+	}
 	printf("lockstat %s (libbpf %s)\n", LOCKSTAT_VERSION, libbpf_version_string());
-	if (argc > 1 && !strcmp(argv[1], "-v"))
-		return cmd_probe(1, argv);
-	return EXIT_OK;
+	return verbose ? cmd_probe(1, argv) : EXIT_OK;
 }

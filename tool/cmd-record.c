@@ -19,13 +19,14 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
+	print_usage(f, "record",
 		"usage: lockstat record [OPTIONS] [-a | -p PID | [--] COMMAND [ARGS...]]\n"
 		"\n"
-		"  -o, --output FILE      profile to write (default lockstat.data)\n"
+		"  -o, --output FILE      profile to write (default lockstat.data); the one it\n"
+		"                         replaces is kept as FILE.old\n"
 		"  -a, --all-cpus         record the whole system (with a COMMAND: while it runs)\n"
 		"  -p, --pid PID          record process PID and the processes it forks\n"
-		"  -d, --duration SECS    stop after SECS seconds\n"
+		"  -d, --duration SECS    stop after SECS seconds (at least 0.01)\n"
 		"  -e, --events LIST      probe families: locks, sample, mmap_lock, fd, pagecache,\n"
 		"                         hold, ulocks, uprobes (default locks,sample; mmap_lock\n"
 		"                         comes with locks)\n"
@@ -41,7 +42,7 @@ static void usage(FILE *f)
 		"  -t, --per-thread       aggregate lock waits per task too (pid, tid, comm)\n"
 		"      --attach MODE      auto, tp, tp_btf, tracepoint, fentry or kprobe (default\n"
 		"                         auto); fentry/kprobe choose how fd and hold attach\n"
-		"      --bucket SECS      drain the kernel maps every SECS (default 1)\n"
+		"      --bucket SECS      drain the kernel maps every SECS (default 1; 0.01 to 3600)\n"
 		"      --stack-rate N     kernel stacks taken per second per CPU (default 1000;\n"
 		"                         0: one for every wait); waits are always all counted\n"
 		"  -M, --map-entries N    rows the kernel can hold (default 16384)\n"
@@ -49,7 +50,8 @@ static void usage(FILE *f)
 		"                         REGEX, its first group (or first number); NAME=REGEX\n"
 		"                         names it (e.g. --metric 'ops/s=([0-9]+)')\n"
 		"      --repeat N         run the workload N times, one profile per run: FILE's\n"
-		"                         name gets .1 ... .N before its .data suffix\n"
+		"                         name gets .1 ... .N before its .data suffix; a run\n"
+		"                         lockstat cannot record, or a signal, ends the series\n"
 		"  -v, --verbose          say more (-vvv: libbpf's own messages)\n"
 		"  -q, --quiet            only errors\n"
 		"  -h, --help             this help\n"
@@ -81,13 +83,7 @@ static int parse_own(struct session_opts *o, int opt, const char *arg)
 	case OPT_METRIC:
 		return parse_metric(o, arg);
 	case OPT_REPEAT:
-		if (parse_ulong("--repeat", arg, 10000, &repeat))
-			return -EINVAL;
-		if (!repeat) {
-			pr_err("--repeat: 0 runs record nothing\n");
-			return -EINVAL;
-		}
-		return 0;
+		return parse_ulong("--repeat", arg, 1, 10000, &repeat);
 	default:
 		return session__parse_opt(o, opt, arg);
 	}
@@ -123,7 +119,7 @@ static int parse_args(struct session_opts *o, int argc, char **argv)
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+o:ap:d:te:F:M:vqh", long_opts, NULL)) != -1) {
+	while ((opt = opt_next(argc, argv, "+o:ap:d:te:F:M:vqh", long_opts)) != -1) {
 		if (opt == 'h')
 			return 1;
 		if (opt == '?' || parse_own(o, opt, optarg))
@@ -148,16 +144,23 @@ static void say_summary(const struct session *s)
 		  (s->last_t - s->t0) / 1e9, s->contended, s->samples, s->o.output, st.st_size / 1024.0);
 }
 
-static int record(struct session *s)
+/*
+ * One recording: the workload's exit status, or lockstat's own exit code
+ * with *failed set when lockstat could not record it.
+ */
+static int record(struct session *s, bool *failed)
 {
 	int code = session__start(s);
 
+	*failed = code != 0;
 	if (code)
 		return code;
 	session__run(s);
 	session__finish(s);
-	if (s->write_err)
+	if (s->write_err) {	/* said, with what the file holds now */
+		*failed = true;
 		return EXIT_FAIL;
+	}
 	say_summary(s);
 	session__say_costs(s);
 	return s->wl.pid ? session__exit_code(s) : EXIT_OK;
@@ -176,14 +179,16 @@ static void run_name(const char *output, unsigned long run, char *out, size_t le
 
 /*
  * --repeat: the same options, one session and one profile per run. A run
- * that lockstat itself could not record (exit 1) ends the series; the
- * workload's own failures do not, and the last run's status is returned.
+ * that lockstat could not record, or a signal, ends the series, and says
+ * so; the workload's own failures do not. The status is that of the last
+ * run that failed (lockstat's or the workload's), 0 when none did.
  */
 static int record_runs(const struct session_opts *opts)
 {
 	char name[PATH_MAX];
 	unsigned long i;
-	int code = EXIT_OK;
+	int code, status = EXIT_OK, signals;
+	bool failed;
 
 	for (i = 1; i <= repeat; i++) {
 		struct session s;
@@ -195,12 +200,19 @@ static int record_runs(const struct session_opts *opts)
 			s.o.output = name;
 			pr_notice("run %lu of %lu: %s\n", i, repeat, name);
 		}
-		code = record(&s);
+		code = record(&s, &failed);
+		signals = s.signals;
 		session__free(&s);
-		if (code == EXIT_FAIL || code == EXIT_USAGE || s.signals)
+		status = code ? code : status;
+		if (repeat > 1 && code && !failed)
+			pr_warn("run %lu of %lu: the workload exited with status %d\n", i, repeat, code);
+		if (i < repeat && (failed || signals)) {
+			pr_err("run %lu of %lu %s: the series stops, runs %lu to %lu are not recorded\n",
+			       i, repeat, failed ? "failed" : "was interrupted", i + 1, repeat);
 			break;
+		}
 	}
-	return code;
+	return status;
 }
 
 int cmd_record(int argc, char **argv)

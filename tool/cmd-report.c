@@ -26,7 +26,7 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
+	print_usage(f, "report",
 		"usage: lockstat report [OPTIONS]\n"
 		"\n"
 		"  -i, --input FILE       profile to read (default lockstat.data; - standard input)\n"
@@ -37,8 +37,9 @@ static void usage(FILE *f)
 		"  -k, --sort KEY         locks: wait_total (default), contended, wait_max, wait_avg,\n"
 		"                         wait_min, name; hits: samples (default), name\n"
 		"  -n, --top N            only the first N locks\n"
-		"      --hist             the log2 wait histogram of each lock\n"
-		"      --stacks           the stacks of each lock (user stacks for u: types)\n"
+		"      --hist             the log2 wait histogram of each lock (text, json)\n"
+		"      --stacks           the stacks of each lock (user stacks for u: types;\n"
+		"                         text, json)\n"
 		"      --lock GLOB        only locks whose name matches\n"
 		"      --caller GLOB      only waits from matching callers (e.g. 'alloc_fd*')\n"
 		"      --type TYPE        spinlock, rwlock[:R|:W], rwsem[:R|:W], mutex, mutex:spin, ...\n"
@@ -133,7 +134,7 @@ static int parse_one(struct report_opts *o, int opt, const char *arg)
 	unsigned long v;
 
 	switch (opt) {
-	case 'i': o->input = arg; return 0;
+	case 'i': return parse_path("--input", arg, &o->input);
 	case OPT_HIST: o->hist = true; return 0;
 	case OPT_STACKS: o->stacks = true; return 0;
 	case OPT_LOCK: o->filter.lock = arg; return 0;
@@ -142,8 +143,15 @@ static int parse_one(struct report_opts *o, int opt, const char *arg)
 	case OPT_KERNEL: o->hits.kernel_only = true; return 0;
 	case OPT_USER: o->hits.user_only = true; return 0;
 	case OPT_MODULE: o->hits.module = arg; return 0;
-	case OPT_CALLERS: o->graph_func = arg; o->graph_callers = true; return 0;
-	case OPT_CALLEES: o->graph_func = arg; o->graph_callers = false; return 0;
+	case OPT_CALLERS:
+	case OPT_CALLEES:
+		if (o->graph_func) {
+			pr_err("--callers and --callees: one of them, once\n");
+			return -EINVAL;
+		}
+		o->graph_func = arg;
+		o->graph_callers = opt == OPT_CALLERS;
+		return 0;
 	case OPT_LINES: o->lines = true; return 0;
 	case OPT_TABLE: o->table = arg; return 0;
 	case 'V':
@@ -154,9 +162,9 @@ static int parse_one(struct report_opts *o, int opt, const char *arg)
 		o->filter.type = arg;
 		return parse_type(arg);
 	case 'n':
-		return parse_ulong("--top", arg, ULONG_MAX, &o->top_n);
+		return parse_ulong("--top", arg, 0, ULONG_MAX, &o->top_n);
 	case OPT_PID:
-		if (parse_ulong("--pid", arg, INT_MAX, &v))
+		if (parse_ulong("--pid", arg, 0, INT_MAX, &v))
 			return -EINVAL;
 		o->filter.pid = o->hits.pid = v;
 		return 0;
@@ -195,6 +203,10 @@ static int check_view_options(struct report_opts *o)
 		pr_err("--kernel and --user exclude each other\n");
 		return -EINVAL;
 	}
+	if ((o->hist || o->stacks) && o->format == OUT_CSV) {
+		pr_err("--hist and --stacks have no CSV form: use -f text or -f json\n");
+		return -EINVAL;
+	}
 	if (!o->sort_key)
 		return 0;
 	if (o->view == VIEW_HITS) {
@@ -216,7 +228,7 @@ static int parse_args(struct report_opts *o, int argc, char **argv)
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "i:k:n:f:V:vqh", long_opts, NULL)) != -1) {
+	while ((opt = opt_next(argc, argv, "i:k:n:f:V:vqh", long_opts)) != -1) {
 		if (opt == 'h')
 			return 1;
 		if (opt == '?' || parse_one(o, opt, optarg))

@@ -24,19 +24,20 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
+	print_usage(f, "top",
 		"usage: lockstat top [OPTIONS] [-a | -p PID | [--] COMMAND [ARGS...]]\n"
 		"       lockstat top --replay FILE [OPTIONS]\n"
 		"\n"
 		"  -a, --all-cpus         watch the whole system (the default without -p or a COMMAND)\n"
 		"  -p, --pid PID          watch process PID and the processes it forks\n"
 		"  -d, --duration SECS    stop after SECS seconds\n"
-		"  -i, --interval SECS    refresh every SECS (default 1); + and - change it\n"
+		"  -i, --interval SECS    refresh every SECS (default 1; 0.1 to 3600); + and - change it\n"
 		"  -n, --iterations N     stop after N refreshes\n"
 		"  -b, --batch            print text snapshots instead of the full-screen view\n"
 		"  -f, --format FMT       text (default) or json: one JSON object per refresh\n"
 		"                         (JSON Lines; implies --batch)\n"
-		"  -o, --output FILE      also save the session as a profile that report reads\n"
+		"  -o, --output FILE      also save the session as a profile that report reads (as\n"
+		"                         record -o: the one it replaces is kept as FILE.old)\n"
 		"      --replay FILE      play a recorded profile through the same view (no root; - stdin)\n"
 		"      --speed X          replay at X times the recorded pace (default 1; 0: at once)\n"
 		"  -k, --sort KEY         locks: wait (default), contended, avg, max, total_wait,\n"
@@ -96,20 +97,8 @@ struct top_args {
 	bool rows_set;
 	bool batch;
 	bool speed_set;
+	bool recording_opt;	/* one that chooses what to record (not for --replay) */
 };
-
-static int parse_speed(struct top *t, const char *arg)
-{
-	char *end;
-
-	errno = 0;
-	t->o.speed = strtod(arg, &end);
-	if (errno || end == arg || *end || !isfinite(t->o.speed) || t->o.speed < 0) {
-		pr_err("--speed: '%s' is not a number >= 0\n", arg);
-		return -EINVAL;
-	}
-	return 0;
-}
 
 static int parse_filter(char *dst, size_t len, const char *opt, const char *arg)
 {
@@ -125,11 +114,9 @@ static int parse_top_opt(struct top *t, struct top_args *a, int opt, const char 
 {
 	switch (opt) {
 	case 'i':
-		return parse_seconds("--interval", arg, &t->o.interval);
+		return parse_seconds("--interval", arg, TOP_INTERVAL_MIN_S, TOP_INTERVAL_MAX_S, &t->o.interval);
 	case 'n':
-		if (parse_ulong("--iterations", arg, 1UL << 31, &t->o.iterations))
-			return -EINVAL;
-		return t->o.iterations ? 0 : (pr_err("--iterations: 0 refreshes shows nothing\n"), -EINVAL);
+		return parse_ulong("--iterations", arg, 1, 1UL << 31, &t->o.iterations);
 	case 'b':
 		a->batch = true;
 		return 0;
@@ -140,8 +127,8 @@ static int parse_top_opt(struct top *t, struct top_args *a, int opt, const char 
 		}
 		pr_err("--format: '%s' is not text or json\n", arg);
 		return -EINVAL;
-	case OPT_REPLAY: t->o.replay = arg; return 0;
-	case OPT_SPEED: a->speed_set = true; return parse_speed(t, arg);
+	case OPT_REPLAY: return parse_path("--replay", arg, &t->o.replay);
+	case OPT_SPEED: a->speed_set = true; return parse_double("--speed", arg, 0, 1e6, &t->o.speed);
 	case 'k':
 		if (!top_sort_parse(arg, &t->o.lock_key, &t->o.func_key))
 			return 0;
@@ -149,7 +136,7 @@ static int parse_top_opt(struct top *t, struct top_args *a, int opt, const char 
 		return -EINVAL;
 	case 'r':
 		a->rows_set = true;
-		return parse_ulong("--rows", arg, 1UL << 31, &t->o.rows);
+		return parse_ulong("--rows", arg, 0, 1UL << 31, &t->o.rows);
 	case OPT_LOCK: return parse_filter(t->q.lock, sizeof(t->q.lock), "--lock", arg);
 	case OPT_CALLER: return parse_filter(t->q.caller, sizeof(t->q.caller), "--caller", arg);
 	case OPT_COMM: return parse_filter(t->q.comm, sizeof(t->q.comm), "--comm", arg);
@@ -159,10 +146,10 @@ static int parse_top_opt(struct top *t, struct top_args *a, int opt, const char 
 }
 
 /* --replay plays a file: the options that choose what to record do not apply. */
-static int check_replay(const struct session_opts *so)
+static int check_replay(const struct session_opts *so, const struct top_args *a)
 {
-	if (so->system_wide || so->pid || so->argv || so->output || so->duration) {
-		pr_err("--replay plays a recorded profile: -a, -p, -d, -o and a COMMAND do not apply\n");
+	if (a->recording_opt || so->argv) {
+		pr_err("--replay plays a recorded profile: -a, -p, -d, -o, -e, -F, --hold, --attach, --stack-rate, -M and a COMMAND do not apply\n");
 		return -EINVAL;
 	}
 	return 0;
@@ -176,10 +163,14 @@ static int check_args(struct top *t, struct session_opts *so, const struct top_a
 	}
 	if (t->o.out == TOP_CURSES && a->batch)
 		t->o.out = TOP_TEXT;
+	if (t->o.out == TOP_CURSES && a->rows_set) {
+		pr_err("--rows applies to --batch and -f json (the full-screen view fits the screen)\n");
+		return -EINVAL;
+	}
 	if (!a->rows_set)
 		t->o.rows = t->o.out == TOP_JSON ? 0 : 20;
 	if (t->o.replay)
-		return check_replay(so);
+		return check_replay(so, a);
 	if (!so->pid && !so->argv)
 		so->system_wide = true;	/* as top: the whole system by default */
 	return session__check_target(so);
@@ -192,14 +183,16 @@ static int parse_args(struct top *t, struct session_opts *so, int argc, char **a
 	int opt, err;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+ap:d:i:n:bf:o:k:r:e:F:M:vqh", long_opts, NULL)) != -1) {
+	while ((opt = opt_next(argc, argv, "+ap:d:i:n:bf:o:k:r:e:F:M:vqh", long_opts)) != -1) {
 		if (opt == 'h')
 			return 1;
 		if (opt == '?')
 			return -EINVAL;
 		err = parse_top_opt(t, &a, opt, optarg);
-		if (err == -ENOENT)
+		if (err == -ENOENT) {
 			err = session__parse_opt(so, opt, optarg);
+			a.recording_opt |= opt != 'v' && opt != 'q';
+		}
 		t->o.events_given |= opt == 'e';
 		if (err)
 			return -EINVAL;
@@ -219,21 +212,22 @@ double top__next_interval(double secs, int step)
 {
 	size_t i;
 
+	/* An -i off the ladder's ends stays where it is rather than jump back. */
 	if (step > 0) {
 		for (i = 0; i < NLADDER; i++)
 			if (ladder[i] > secs + 1e-9)
 				return ladder[i];
-		return ladder[NLADDER - 1];
+		return secs;
 	}
 	for (i = NLADDER; i-- > 0;)
 		if (ladder[i] < secs - 1e-9)
 			return ladder[i];
-	return ladder[0];
+	return secs;
 }
 
 bool top__enough(const struct top *t)
 {
-	return t->o.iterations && t->shown >= t->o.iterations;
+	return (t->o.iterations && t->shown >= t->o.iterations) || t->stdout_failed;
 }
 
 #define MIN_SELF_WALL_NS	(50 * 1000 * 1000ULL)
@@ -325,6 +319,8 @@ int top__interval(struct top *t, double events_per_s, double probe_pct)
 	s->final = t->final;
 	t->shown++;
 	top__show(t);
+	/* main() reports it when top ends (finish_stdout) */
+	t->stdout_failed = t->o.out != TOP_CURSES && ferror(stdout);
 	return 0;
 }
 

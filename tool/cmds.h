@@ -2,6 +2,8 @@
 #ifndef __LOCKSTAT_CMDS_H
 #define __LOCKSTAT_CMDS_H
 
+#include <stdio.h>
+
 /* One function per subcommand, each in tool/cmd-<name>.c. */
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
@@ -12,9 +14,31 @@ int cmd_fsck(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 
-/* Shared by the subcommands: parse a number or complain, one line. */
-int parse_ulong(const char *opt, const char *s, unsigned long max, unsigned long *out);
-int parse_seconds(const char *opt, const char *s, double *out);
+/*
+ * The options of every subcommand. opt_next() is getopt_long() with
+ * lockstat's messages ("lockstat: unknown option '--x'", as for a bad
+ * value); it returns '?' after saying what is wrong.
+ */
+struct option;
+int opt_next(int argc, char **argv, const char *shortopts, const struct option *longopts);
+/*
+ * A command's usage: all of it on stdout (-h); after a usage error, on
+ * stderr, only its synopsis (up to the first blank line) and where the
+ * rest is, so that the one-line error stays in sight.
+ */
+void print_usage(FILE *f, const char *cmd, const char *text);
+/* Arguments left after the options are an error (after saying so). */
+int no_operands(int argc, char **argv);
+/*
+ * Option values, checked whole and against their range (inclusive); 0 or
+ * -EINVAL after a one-line error that gives the range.
+ */
+int parse_ulong(const char *opt, const char *s, unsigned long min, unsigned long max, unsigned long *out);
+int parse_double(const char *opt, const char *s, double min, double max, double *out);
+int parse_seconds(const char *opt, const char *s, double min, double max, double *out);
+int parse_path(const char *opt, const char *s, const char **out);
+/* A plain decimal number (no sign, space, hexadecimal, inf or nan): 0 or -EINVAL. */
+int number_parse(const char *s, double *out);
 /* Check fflush/ferror on stdout at exit, as perf does. */
 int finish_stdout(int status);
 /* Do we hold what loading BPF tracing programs needs? */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* lockstat: which locks a workload waits on, for how long, and from where. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include "cmds.h"
@@ -58,6 +59,7 @@ int main(int argc, char **argv)
 	const struct cmd *cmd;
 
 	log_setup_libbpf();
+	signal(SIGPIPE, SIG_IGN);	/* a closed pipe is reported (finish_stdout) */
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;
@@ -67,7 +69,7 @@ int main(int argc, char **argv)
 		return finish_stdout(EXIT_OK);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))
-		return cmd_version(argc - 1, argv + 1);
+		argv[1] = "version";
 	cmd = find_cmd(argv[1]);
 	if (!cmd) {
 		pr_err("unknown or ambiguous command '%s' (see 'lockstat --help')\n", argv[1]);

@@ -4,17 +4,16 @@
  * probes, run the workload, and drain the kernel's aggregates into a
  * profile once per bucket.
  *
- * With an output path, the file appears under its final name as soon as
- * its header is written (through a temporary name and rename(2), so an
- * existing profile is only replaced by a valid one); every later chunk is
- * one write(2) with its own CRC. Ctrl-C, SIGTERM, the end of the workload
- * or -d close the file cleanly; a SIGKILL leaves every bucket written
+ * With an output path, the file (lib/outfile.h) stays unnamed until its
+ * header is written and the workload runs, then takes its name, the
+ * previous profile becoming FILE.old; every later chunk is one write(2)
+ * with its own CRC. Ctrl-C, SIGTERM, the end of the workload or -d close
+ * the file cleanly; a SIGKILL or a write error leaves every chunk written
  * before it readable. Without one (top), the profile goes to a memfd.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -33,6 +32,7 @@
 #include "exitcode.h"
 #include "log.h"
 #include "session.h"
+#include "outfile.h"
 #include "syms.h"
 
 #define KILL_GRACE_NS	(3 * NSEC_PER_SEC)
@@ -43,6 +43,7 @@ void session__init(struct session *s)
 	s->o = (struct session_opts){ .output = "lockstat.data", .bucket = 1.0, .mode = ATTACH_AUTO,
 		.stack_rate = 1000, .families = FAMILY_DEFAULT, .sample_freq = 99 };
 	s->fd = s->sigfd = s->pidfd = s->wl_out_fd = -1;
+	s->out.fd = -1;
 	s->wl.go_fd = s->wl.err_fd = -1;
 	ksyms_init(&s->ks);
 	maps_cache__init(&s->maps, 1024);
@@ -69,24 +70,9 @@ static int parse_map_entries(struct session_opts *o, const char *arg)
 {
 	unsigned long v;
 
-	if (parse_ulong("--map-entries", arg, 1UL << 24, &v))
+	if (parse_ulong("--map-entries", arg, 64, 1UL << 24, &v))
 		return -EINVAL;
-	if (v < 64) {
-		pr_err("--map-entries: %lu is too small (at least 64)\n", v);
-		return -EINVAL;
-	}
 	o->map_entries = v;
-	return 0;
-}
-
-static int parse_freq(struct session_opts *o, const char *arg)
-{
-	if (parse_ulong("--freq", arg, 100000, &o->sample_freq))
-		return -EINVAL;
-	if (!o->sample_freq) {
-		pr_err("--freq: 0 samples per second samples nothing\n");
-		return -EINVAL;
-	}
 	return 0;
 }
 
@@ -94,12 +80,8 @@ static int parse_pid(struct session_opts *o, const char *arg)
 {
 	unsigned long v;
 
-	if (parse_ulong("--pid", arg, INT_MAX, &v))
+	if (parse_ulong("--pid", arg, 1, INT_MAX, &v))
 		return -EINVAL;
-	if (!v) {
-		pr_err("--pid: 0 is not a process\n");
-		return -EINVAL;
-	}
 	o->pid = v;
 	return 0;
 }
@@ -108,15 +90,14 @@ int session__parse_opt(struct session_opts *o, int opt, const char *arg)
 {
 	switch (opt) {
 	case 'o':
-		o->output = arg;
-		return 0;
+		return parse_path("--output", arg, &o->output);
 	case 'a':
 		o->system_wide = true;
 		return 0;
 	case 'p':
 		return parse_pid(o, arg);
 	case 'd':
-		return parse_seconds("--duration", arg, &o->duration);
+		return parse_seconds("--duration", arg, DURATION_MIN_S, DURATION_MAX_S, &o->duration);
 	case 't':
 		o->per_task = true;
 		return 0;
@@ -132,9 +113,11 @@ int session__parse_opt(struct session_opts *o, int opt, const char *arg)
 		o->force = true;
 		return 0;
 	case SESSION_OPT_EVENT_BUDGET:
-		return parse_ulong("--event-budget", arg, 100000000UL, &o->event_budget);
+		o->budget_set = true;
+		return parse_ulong("--event-budget", arg, 1, 100000000UL, &o->event_budget);
 	case 'F':
-		return parse_freq(o, arg);
+		o->freq_set = true;
+		return parse_ulong("--freq", arg, 1, 100000, &o->sample_freq);
 	case SESSION_OPT_ATTACH:
 		if (attach_mode_parse(arg, &o->mode)) {
 			pr_err("--attach: '%s' is not one of auto, tp, tp_btf, tracepoint, fentry, kprobe\n", arg);
@@ -142,9 +125,9 @@ int session__parse_opt(struct session_opts *o, int opt, const char *arg)
 		}
 		return 0;
 	case SESSION_OPT_BUCKET:
-		return parse_seconds("--bucket", arg, &o->bucket);
+		return parse_seconds("--bucket", arg, BUCKET_MIN_S, BUCKET_MAX_S, &o->bucket);
 	case SESSION_OPT_STACK_RATE:
-		return parse_ulong("--stack-rate", arg, 1000000UL, &o->stack_rate);
+		return parse_ulong("--stack-rate", arg, 0, 1000000UL, &o->stack_rate);
 	case 'M':
 		return parse_map_entries(o, arg);
 	case 'v':
@@ -174,6 +157,15 @@ int session__check_target(struct session_opts *o)
 		pr_err("-a and -p exclude each other\n");
 		return -EINVAL;
 	}
+	/* An option of a family not recorded would be silently ignored. */
+	if (o->freq_set && !(o->families & FAMILY_SAMPLE)) {
+		pr_err("--freq applies to the sample family, which -e leaves out\n");
+		return -EINVAL;
+	}
+	if (o->budget_set && !(o->families & FAMILY_UPROBES)) {
+		pr_err("--event-budget applies to --uprobes\n");
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -190,68 +182,54 @@ static int open_memfd(struct session *s)
 	return 0;
 }
 
+/* Unnamed until published: a set-up that fails or is killed leaves nothing. */
 static int open_output(struct session *s)
 {
-	char dir[PATH_MAX];
+	struct outfile_opts oo = { .keep_old = true };
+	int err;
 
 	if (!s->o.output)
 		return open_memfd(s);
-	if (strlen(s->o.output) >= sizeof(dir) - 32) {
-		pr_err("%s: path too long\n", s->o.output);
-		return -ENAMETOOLONG;
-	}
-	snprintf(dir, sizeof(dir), "%s", s->o.output);
-	snprintf(s->tmp_path, sizeof(s->tmp_path), "%s/.lockstat-XXXXXX", dirname(dir));
-	s->fd = mkostemp(s->tmp_path, O_CLOEXEC);
-	if (s->fd < 0) {
-		int err = -errno;
-
-		pr_err("cannot write %s: %s\n", s->o.output, strerror(errno));
-		s->tmp_path[0] = '\0';
+	err = outfile__open(&s->out, s->o.output, &oo);
+	if (err) {
+		pr_err("%s\n", s->out.why);
 		return err;
 	}
-	fchmod(s->fd, 0644);
+	s->fd = s->out.fd;
 	return 0;
 }
 
-static void discard_output(struct session *s)
-{
-	if (s->fd >= 0)
-		close(s->fd);
-	s->fd = -1;
-	if (s->renamed)
-		unlink(s->o.output);
-	else if (s->tmp_path[0])
-		unlink(s->tmp_path);
-}
-
+/* Under its final name, the previous profile kept as FILE.old. */
 static int publish_output(struct session *s)
 {
-	struct stat st;
+	int err;
 
 	if (!s->o.output)
 		return 0;
-	if (!stat(s->o.output, &st) && S_ISDIR(st.st_mode)) {
-		pr_err("cannot write %s: Is a directory\n", s->o.output);
-		return -EISDIR;
-	}
-	if (rename(s->tmp_path, s->o.output)) {
-		int err = -errno;
-
-		pr_err("cannot write %s: %s\n", s->o.output, strerror(errno));
-		return err;
-	}
-	s->renamed = true;
-	return 0;
+	err = outfile__publish(&s->out);
+	if (err)
+		pr_err("%s\n", s->out.why);
+	s->good_len = lseek(s->fd, 0, SEEK_CUR);
+	return err;
 }
 
+/*
+ * Called after every write. While they succeed, the file ends at a whole
+ * chunk; the first error cuts it back there, so that it stays readable
+ * up to its last complete chunk, as after a SIGKILL, and stops the
+ * recording.
+ */
 static void note_write_error(struct session *s, int err)
 {
-	if (err && !s->write_err) {
-		s->write_err = err;
-		pr_err("writing %s failed: %s; stopping\n", s->name, strerror(-err));
-		s->stop = true;
-	}
+	if (!err && s->o.output)
+		s->good_len = lseek(s->fd, 0, SEEK_CUR);
+	if (!err || s->write_err)
+		return;
+	s->write_err = err;
+	pr_err("writing %s failed: %s; stopping\n", s->name, strerror(-err));
+	if (s->o.output && s->good_len > 0 && !ftruncate(s->fd, s->good_len))
+		lseek(s->fd, s->good_len, SEEK_SET);
+	s->stop = true;
 }
 
 /* --- the workload ------------------------------------------------------ */
@@ -589,7 +567,9 @@ static int poll_timeout_ms(const struct session *s, uint64_t deadline)
 
 /*
  * The workload's output, passed on as it comes and read for --metric;
- * closed at EOF (it exited, or closed its stdout).
+ * closed at EOF (it exited, or closed its stdout). When our standard
+ * output fails (a closed pipe: SIGPIPE is ignored), the metric is still
+ * read and the recording goes on.
  */
 static void pass_output(struct session *s)
 {
@@ -598,8 +578,11 @@ static void pass_output(struct session *s)
 
 	while ((n = read(s->wl_out_fd, buf, sizeof(buf))) > 0) {
 		metric__feed(&s->metric, buf, n);
-		if (write(STDOUT_FILENO, buf, n) != n)
-			break;	/* our stdout is gone: the metric is still read */
+		if (s->stdout_failed || write(STDOUT_FILENO, buf, n) == n)
+			continue;
+		pr_warn("writing to standard output failed: %s: the workload's output is no longer passed on; --metric still reads it\n",
+			strerror(errno));
+		s->stdout_failed = true;
 	}
 	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
 		close(s->wl_out_fd);
@@ -818,6 +801,14 @@ static void write_metric(struct session *s)
 	note_write_error(s, pwriter__meta(s->w, kv, 2));
 }
 
+/* After a write error: what the file holds now, and where the previous one is. */
+static void say_write_error(const struct session *s)
+{
+	pr_err("%s holds what was written before the error, readable but without its END chunk%s%s\n",
+	       s->o.output, s->out.made_old ? "; the previous profile is " : "",
+	       s->out.made_old ? s->out.old : "");
+}
+
 void session__finish(struct session *s)
 {
 	struct snapshot snap;
@@ -842,8 +833,12 @@ void session__finish(struct session *s)
 	flags = s->signals ? END_F_INTERRUPTED : END_F_CLEAN;
 	if (!s->write_err)
 		note_write_error(s, pwriter__end(s->w, t - s->t0, session__exit_code(s), flags));
-	if (!s->write_err && fsync(s->fd))
-		note_write_error(s, -errno);
+	if (s->write_err && s->out.published)
+		say_write_error(s);
+	else if (!s->write_err && s->o.output && outfile__commit(&s->out)) {
+		pr_err("%s\n", s->out.why);	/* the fsync: every chunk was written */
+		s->write_err = -EIO;
+	}
 }
 
 /* What the probes cost, measured by the kernel (kernel.bpf_stats). */
@@ -896,10 +891,10 @@ int session__start(struct session *s)
 	if (setup_signals(s) || open_output(s))
 		return EXIT_FAIL;
 	if (s->o.pid && open_target_pid(s))
-		goto err_discard;
+		return EXIT_FAIL;
 	if (s->o.argv && (err = workload_fork(s))) {
 		pr_err("cannot start the workload: %s\n", strerror(-err));
-		goto err_discard;
+		return EXIT_FAIL;
 	}
 	if (attach_probes(s))
 		goto err_kill;
@@ -909,10 +904,8 @@ int session__start(struct session *s)
 	if (collector__watch_processes(s->col, on_new_process, s))
 		pr_warn("cannot watch for new processes: short-lived ones may lose their user symbols\n");
 	s->t0 = s->last_t = now_ns();
-	if (s->wl.pid && (code = workload_start(s))) {
-		discard_output(s);	/* a profile that was there stays there */
-		return code;
-	}
+	if (s->wl.pid && (code = workload_start(s)))
+		return code;	/* unpublished: a profile that was there stays there */
 	/* Under its final name from here on: a SIGKILL leaves it readable. */
 	if (publish_output(s))
 		goto err_kill;
@@ -920,8 +913,6 @@ int session__start(struct session *s)
 
 err_kill:
 	kill_workload(s);
-err_discard:
-	discard_output(s);
 	return EXIT_FAIL;
 }
 
@@ -932,7 +923,9 @@ void session__free(struct session *s)
 	syms__free(s->syms);
 	maps_cache__free(&s->maps);
 	ksyms_free(&s->ks);
-	if (s->fd >= 0)
+	if (s->o.output)
+		outfile__close(&s->out);	/* unpublished: removed */
+	else if (s->fd >= 0)
 		close(s->fd);
 	if (s->sigfd >= 0)
 		close(s->sigfd);

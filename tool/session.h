@@ -19,12 +19,23 @@
 #include "collector.h"
 #include "kfeatures.h"
 #include "metric.h"
+#include "outfile.h"
 #include "ksyms.h"
 #include "procmaps.h"
 #include "profile.h"
 #include "uresolve.h"
 
 #define NSEC_PER_SEC	1000000000ULL
+
+/*
+ * Below 10 ms a bucket costs more than it shows (a drain walks the whole
+ * map); above an hour a killed recording loses too much. -d has the
+ * same floor.
+ */
+#define BUCKET_MIN_S	0.01
+#define BUCKET_MAX_S	3600.0
+#define DURATION_MIN_S	0.01
+#define DURATION_MAX_S	1e7
 
 /* Where the workload's standard streams go. */
 enum wl_output {
@@ -50,6 +61,8 @@ struct session_opts {
 	uint64_t usyms_budget_ns;	/* time for session__write_usyms(), 0: no limit */
 	unsigned long event_budget;	/* uprobe hits per second, 0: the default */
 	bool force;		/* uprobes over the budget, or system-wide */
+	bool freq_set;		/* -F given: it needs the sample family */
+	bool budget_set;	/* --event-budget given: it needs --uprobes */
 	enum wl_output wl_output;
 	int extra_signal;	/* one more signal for the hooks (SIGWINCH), 0: none */
 	char **argv;		/* the workload, or NULL */
@@ -97,11 +110,12 @@ struct session {
 	struct maps_cache maps;
 	struct syms *syms;
 	struct uresolver ures;
-	int fd;
-	char tmp_path[PATH_MAX];
-	bool renamed;
+	struct outfile out;	/* o.output's file */
+	int fd;			/* out's, or top's memfd */
+	off_t good_len;		/* the file's length after its last whole chunk */
 	struct workload wl;
 	int wl_out_fd;		/* the workload's stdout, read for --metric; -1 */
+	bool stdout_failed;	/* passing it on to ours failed */
 	struct metric metric;
 	bool has_metric;
 	bool wl_ended;		/* the workload ended by itself, before finish */

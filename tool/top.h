@@ -197,6 +197,10 @@ void top_query__describe(const struct top_query *q, char *buf, size_t len);
 
 /* --- top itself -------------------------------------------------------------- */
 
+/* Ten refreshes a second is as fast as anyone reads; an hour, as slow. */
+#define TOP_INTERVAL_MIN_S	0.1
+#define TOP_INTERVAL_MAX_S	3600.0
+
 enum top_out { TOP_CURSES, TOP_TEXT, TOP_JSON };
 enum top_view { TV_LOCKS, TV_FUNCS, TV_TABLES, TV__MAIN, TV_DETAIL = TV__MAIN, TV_HELP };
 
@@ -242,6 +246,7 @@ struct top {
 	unsigned long shown;	/* snapshots drawn or printed */
 	bool final;		/* the next snapshot is the last one */
 	bool replay_done;
+	bool stdout_failed;	/* --batch: nobody reads any more (a closed pipe) */
 	/* lockstat's own CPU between two intervals */
 	uint64_t self_cpu_ns;
 	uint64_t self_wall_ns;
@@ -257,6 +262,7 @@ int top__interval(struct top *t, double events_per_s, double probe_pct);
 void top__apply(struct top *t, void (*set_interval)(void *ctx, double secs), void *ctx);
 void top__show(struct top *t);
 double top__next_interval(double secs, int step);
+/* -n refreshes shown, or standard output failed: time to stop. */
 bool top__enough(const struct top *t);
 
 struct session;
