@@ -45,12 +45,12 @@ BPF_FAMILIES := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
 BPF_OBJS := $(patsubst %,$(OUTPUT)/bpf/%.bpf.o,$(BPF_FAMILIES))
 SKELS := $(patsubst %,$(OUTPUT)/skel/%.skel.h,$(BPF_FAMILIES))
 
-LIB_SRCS := $(wildcard lib/*.c)
+LIB_SRCS := $(wildcard lib/*/*.c)
 TOOL_SRCS := $(wildcard tool/*.c)
 LIB_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 TOOL_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(TOOL_SRCS))
 # lib files that need no skeleton and no root: the unit-tested core
-CORE_SRCS := $(filter-out lib/collector.c lib/collect_%.c lib/kfeatures.c,$(LIB_SRCS))
+CORE_SRCS := $(filter-out lib/record/collector.c lib/record/collect_%.c lib/record/kfeatures.c,$(LIB_SRCS))
 ASAN_CORE_OBJS := $(patsubst %.c,$(OUTPUT)/asan/%.o,$(CORE_SRCS))
 # The whole tool under ASan/UBSan: report, fsck and friends need no root,
 # so the unit tier runs them on the fixtures in tests/data.
@@ -83,12 +83,12 @@ $(OUTPUT)/skel/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
 	$(Q)mkdir -p $(@D)
 	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
 
-$(OUTPUT)/lib/%.o: lib/%.c $(wildcard lib/*.h) $(SKELS)
+$(OUTPUT)/lib/%.o: lib/%.c $(wildcard lib/*/*.h) $(SKELS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-$(OUTPUT)/tool/%.o: tool/%.c $(wildcard lib/*.h tool/*.h) $(SKELS)
+$(OUTPUT)/tool/%.o: tool/%.c $(wildcard lib/*/*.h tool/*.h) $(SKELS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itool -c $< -o $@
@@ -102,7 +102,7 @@ $(OUTPUT)/workloads/%: contrib/workloads/%.c contrib/workloads/workload.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -std=gnu11 $(WARN) -O2 -g -fno-omit-frame-pointer -pthread $(LDFLAGS) -o $@ $<
 
-$(OUTPUT)/asan/%.o: %.c $(wildcard lib/*.h tool/*.h) $(SKELS)
+$(OUTPUT)/asan/%.o: %.c $(wildcard lib/*/*.h tool/*.h) $(SKELS)
 	$(call msg,CC-SAN,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itool $(SAN) -c $< -o $@
@@ -112,7 +112,7 @@ $(OUTPUT)/asan/lockstat: $(ASAN_TOOL_OBJS)
 	$(Q)$(CC) $(SAN) -o $@ $^ $(LDLIBS)
 
 # libFuzzer on the profile reader (clang's -fsanitize=fuzzer).
-$(OUTPUT)/fuzz/fuzz_profile: tests/fuzz/fuzz_profile.c $(CORE_SRCS) $(wildcard lib/*.h)
+$(OUTPUT)/fuzz/fuzz_profile: tests/fuzz/fuzz_profile.c $(CORE_SRCS) $(wildcard lib/*/*.h)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) -std=gnu11 $(WARN) -D_GNU_SOURCE -Ilib -Ibpf -g -O1 \

@@ -9,7 +9,7 @@
 /*
  * Map keys and values of the contention family, shared by
  * bpf/contention.bpf.c and the collector. Only __u32/__u64: no pointers,
- * no bool, explicit padding, sizes asserted in lib/collector.c.
+ * no bool, explicit padding, sizes asserted in lib/record/collector.c.
  */
 
 #define LS_STACK_DEPTH		32	/* kernel frames kept per stack */

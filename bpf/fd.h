@@ -7,7 +7,7 @@
  * table each thread uses (task->files, so that user space can count the
  * threads sharing one and join files->file_lock to the contention rows),
  * and calls and latency of the fget family where fentry or kprobes
- * attach. Shared by bpf/fd.bpf.c and lib/collect_fd.c; only __u32/__u64
+ * attach. Shared by bpf/fd.bpf.c and lib/record/collect_fd.c; only __u32/__u64
  * and the comm bytes.
  */
 #define LS_FD_SLOTS		4	/* fget-family functions measured at once */

@@ -6,7 +6,7 @@
  * Hold times of kernel spinlocks, mutexes and rw_semaphores from the lock
  * functions themselves (fexit/fentry, else kretprobe/kprobe): every
  * acquisition, not only the contended ones, as lockmeter counted them.
- * Shared by bpf/hold.bpf.c and lib/collect_hold.c; only __u32/__u64.
+ * Shared by bpf/hold.bpf.c and lib/record/collect_hold.c; only __u32/__u64.
  */
 #define HOLD_STACK_DEPTH	8	/* = TSTACK_DEPTH */
 

@@ -6,7 +6,7 @@
  * mmap_lock waits and holds from the mmap_lock tracepoints: start_locking
  * -> acquire_returned -> released, per lock, process, mode and the short
  * kernel stack of the acquirer. Shared by bpf/mmaplock.bpf.c and
- * lib/collect_mmaplock.c; only __u32/__u64.
+ * lib/record/collect_mmaplock.c; only __u32/__u64.
  */
 #define LS_MMAP_STACK_DEPTH	8	/* = TSTACK_DEPTH */
 

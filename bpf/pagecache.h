@@ -4,7 +4,7 @@
 
 /*
  * Page cache traffic from the filemap and readahead tracepoints, per file
- * and per process. Shared by bpf/pagecache.bpf.c and lib/collect_pagecache.c;
+ * and per process. Shared by bpf/pagecache.bpf.c and lib/record/collect_pagecache.c;
  * only __u32/__u64 and char arrays.
  */
 #define LS_PC_COMM_LEN	16

@@ -11,7 +11,7 @@
  * the futex syscall tracepoints (per lock word, process and user stack),
  * the threads whose wakes ended them, and, opt-in, acquisitions and hold
  * times from uprobes on glibc's lock functions. Shared by
- * bpf/ulocks.bpf.c and lib/collect_ulocks.c; only __u32/__u64.
+ * bpf/ulocks.bpf.c and lib/record/collect_ulocks.c; only __u32/__u64.
  */
 #define LS_ULOCK_STACK_DEPTH	16	/* = TUSTACK_DEPTH */
 #define LS_ULOCK_HIST_SLOTS	40	/* = LS_HIST_SLOTS: log2(ns) */
@@ -61,7 +61,7 @@ struct ulock_key {
 	__u64 frames[LS_ULOCK_STACK_DEPTH];	/* user stack of the waiter or locker */
 };
 
-/* One contended acquisition: its futex waits merged (lib/collect_ulocks.c). */
+/* One contended acquisition: its futex waits merged (lib/record/collect_ulocks.c). */
 struct ulock_wait {
 	__u64 count;
 	__u64 total_ns;

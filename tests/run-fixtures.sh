@@ -125,6 +125,7 @@ check "report --table and --view: every misuse is one clear line and the right e
 check "diff: a profile against itself changes nothing" diff_self_ok
 check "diff: hotspots against fdstorm has new and gone functions, constant CSV columns" diff_new_gone_ok
 check "diff: every bad option value is a usage error (exit 2)" diff_usage_ok
+check "lib/ layers: each folder includes only the layers below it" "$dir/check-layers.sh"
 if command -v tmux >/dev/null 2>&1; then
 	check "fdstorm.data: top's full-screen view replays, takes every key, quits clean" top_view_ok
 else

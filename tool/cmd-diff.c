@@ -3,7 +3,7 @@
  * lockstat diff: a baseline against a patched kernel, each side one
  * profile or several runs. Rows are matched by normalized name; each has
  * its per-second means, shares, change and a significance test (the
- * model is lib/diff.c, the tests lib/stats.c). Text, JSON, CSV, or a
+ * model is lib/view/diff.c, the tests lib/view/stats.c). Text, JSON, CSV, or a
  * differential flame graph.
  */
 #include <errno.h>
@@ -15,14 +15,14 @@
 #include <string.h>
 #include <unistd.h>
 #include "cmds.h"
-#include "diff.h"
-#include "exitcode.h"
-#include "export.h"
-#include "flame.h"
-#include "json.h"
-#include "log.h"
-#include "output.h"
-#include "profile.h"
+#include "view/diff.h"
+#include "base/exitcode.h"
+#include "out/export.h"
+#include "out/flame.h"
+#include "base/json.h"
+#include "base/log.h"
+#include "out/output.h"
+#include "format/profile.h"
 #include "report.h"
 
 struct diff_cmd {

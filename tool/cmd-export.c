@@ -13,15 +13,15 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "buf.h"
+#include "base/buf.h"
 #include "cmds.h"
-#include "exitcode.h"
-#include "export.h"
-#include "flame.h"
-#include "log.h"
-#include "outfile.h"
-#include "pprof.h"
-#include "profile.h"
+#include "base/exitcode.h"
+#include "out/export.h"
+#include "out/flame.h"
+#include "base/log.h"
+#include "base/outfile.h"
+#include "out/pprof.h"
+#include "format/profile.h"
 
 struct export_cmd {
 	const char *input;

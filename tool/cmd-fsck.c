@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 #include "cmds.h"
-#include "exitcode.h"
-#include "log.h"
-#include "profile.h"
-#include "store.h"
+#include "base/exitcode.h"
+#include "base/log.h"
+#include "format/profile.h"
+#include "format/store.h"
 
 static void usage(FILE *f)
 {

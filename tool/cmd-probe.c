@@ -9,12 +9,12 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "cmds.h"
-#include "collector.h"
-#include "exitcode.h"
-#include "json.h"
-#include "kfeatures.h"
-#include "log.h"
-#include "output.h"
+#include "record/collector.h"
+#include "base/exitcode.h"
+#include "base/json.h"
+#include "record/kfeatures.h"
+#include "base/log.h"
+#include "out/output.h"
 
 static const struct out_col feature_cols[] = {
 	{ "feature", "feature", COL_STR, 22, true },

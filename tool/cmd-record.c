@@ -13,8 +13,8 @@
 #include <limits.h>
 #include <sys/stat.h>
 #include "cmds.h"
-#include "exitcode.h"
-#include "log.h"
+#include "base/exitcode.h"
+#include "base/log.h"
 #include "session.h"
 
 static void usage(FILE *f)

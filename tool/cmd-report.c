@@ -13,14 +13,14 @@
 #include <string.h>
 #include <unistd.h>
 #include "cmds.h"
-#include "exitcode.h"
-#include "family_meta.h"
-#include "json.h"
-#include "locktype.h"
-#include "log.h"
-#include "output.h"
-#include "profile.h"
-#include "view_locks.h"
+#include "base/exitcode.h"
+#include "format/family_meta.h"
+#include "base/json.h"
+#include "format/locktype.h"
+#include "base/log.h"
+#include "out/output.h"
+#include "format/profile.h"
+#include "view/view_locks.h"
 #include "report.h"
 
 

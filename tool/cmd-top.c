@@ -17,8 +17,8 @@
 #include <unistd.h>
 #include <sys/resource.h>
 #include "cmds.h"
-#include "exitcode.h"
-#include "log.h"
+#include "base/exitcode.h"
+#include "base/log.h"
 #include "session.h"
 #include "top.h"
 

@@ -12,8 +12,8 @@
 #include <linux/capability.h>
 #include <sys/syscall.h>
 #include "cmds.h"
-#include "exitcode.h"
-#include "log.h"
+#include "base/exitcode.h"
+#include "base/log.h"
 
 /* Digits only: strtoul would take " -1" (and "-1") as ULONG_MAX. */
 int parse_ulong(const char *opt, const char *s, unsigned long min, unsigned long max, unsigned long *out)

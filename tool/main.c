@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "cmds.h"
-#include "exitcode.h"
-#include "log.h"
+#include "base/exitcode.h"
+#include "base/log.h"
 
 struct cmd {
 	const char *name;

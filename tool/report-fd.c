@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * lockstat report --view fd: one row per process of the fd family's
- * tables (lib/collect_fd.c) joined with the lock rows. How many threads
+ * tables (lib/record/collect_fd.c) joined with the lock rows. How many threads
  * share the process's fd table, how often they enter fd syscalls (and
  * which), what the fget family costs them where it was measured, and how
  * long they waited on that table's file_lock: the lock rows whose address
@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "family_meta.h"
-#include "log.h"
+#include "format/family_meta.h"
+#include "base/log.h"
 #include "report.h"
 
 #define FD_TOP		3	/* syscalls named per process */

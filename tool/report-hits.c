@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include "log.h"
+#include "base/log.h"
 #include "report.h"
 
 static double pct(uint64_t part, uint64_t total)

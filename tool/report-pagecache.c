@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "buf.h"
-#include "family_meta.h"
-#include "log.h"
+#include "base/buf.h"
+#include "format/family_meta.h"
+#include "base/log.h"
 #include "report.h"
 
 /* Every column any output has; each output lists the ones it shows. */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * lockstat report --view tables: every counter table of the profile as
- * recorded (lib/ctable.h), whatever family wrote it. The views of the
+ * recorded (lib/format/ctable.h), whatever family wrote it. The views of the
  * families (fd, pagecache, ...) read the same tables and join them; this
  * one shows the raw counts behind them, and still works for a table this
  * lockstat has no view for.
@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "log.h"
+#include "base/log.h"
 #include "report.h"
 
 #define MAX_COLS	64

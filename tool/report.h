@@ -3,11 +3,11 @@
 #define __LOCKSTAT_REPORT_H
 
 /* Shared by the views of lockstat report (cmd-report.c, report-hits.c). */
-#include "json.h"
-#include "output.h"
-#include "profile.h"
-#include "view_hits.h"
-#include "view_locks.h"
+#include "base/json.h"
+#include "out/output.h"
+#include "format/profile.h"
+#include "view/view_hits.h"
+#include "view/view_locks.h"
 
 /* Each view is one entry of views[] in cmd-report.c. */
 enum report_view { VIEW_LOCKS, VIEW_HITS, VIEW_TABLES, VIEW_FD, VIEW_PAGECACHE };

@@ -4,7 +4,7 @@
  * probes, run the workload, and drain the kernel's aggregates into a
  * profile once per bucket.
  *
- * With an output path, the file (lib/outfile.h) stays unnamed until its
+ * With an output path, the file (lib/base/outfile.h) stays unnamed until its
  * header is written and the workload runs, then takes its name, the
  * previous profile becoming FILE.old; every later chunk is one write(2)
  * with its own CRC. Ctrl-C, SIGTERM, the end of the workload or -d close
@@ -29,11 +29,11 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include "cmds.h"
-#include "exitcode.h"
-#include "log.h"
+#include "base/exitcode.h"
+#include "base/log.h"
 #include "session.h"
-#include "outfile.h"
-#include "syms.h"
+#include "base/outfile.h"
+#include "sym/syms.h"
 
 #define KILL_GRACE_NS	(3 * NSEC_PER_SEC)
 

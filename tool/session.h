@@ -15,15 +15,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "clock.h"
-#include "collector.h"
-#include "kfeatures.h"
+#include "base/clock.h"
+#include "record/collector.h"
+#include "record/kfeatures.h"
 #include "metric.h"
-#include "outfile.h"
-#include "ksyms.h"
-#include "procmaps.h"
-#include "profile.h"
-#include "uresolve.h"
+#include "base/outfile.h"
+#include "sym/ksyms.h"
+#include "record/procmaps.h"
+#include "format/profile.h"
+#include "record/uresolve.h"
 
 #define NSEC_PER_SEC	1000000000ULL
 

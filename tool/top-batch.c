@@ -8,8 +8,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "json.h"
-#include "output.h"
+#include "base/json.h"
+#include "out/output.h"
 #include "top.h"
 
 #define CALLERS_SHOWN	3

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "buf.h"
+#include "base/buf.h"
 #include "top.h"
 
 int top_model__init(struct top_model *m)

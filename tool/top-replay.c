@@ -20,8 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/signalfd.h>
-#include "exitcode.h"
-#include "log.h"
+#include "base/exitcode.h"
+#include "base/log.h"
 #include "session.h"
 #include "top.h"
 

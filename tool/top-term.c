@@ -25,7 +25,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include "log.h"
+#include "base/log.h"
 #include "top.h"
 
 #if defined(__SANITIZE_ADDRESS__)

@@ -13,7 +13,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include "output.h"
+#include "out/output.h"
 #include "top.h"
 
 #define MAX_COLS	16

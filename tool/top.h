@@ -20,9 +20,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "profile.h"
-#include "store.h"
-#include "view_locks.h"
+#include "format/profile.h"
+#include "format/store.h"
+#include "view/view_locks.h"
 
 /* --- the model ------------------------------------------------------------ */
 

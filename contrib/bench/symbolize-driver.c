@@ -6,13 +6,13 @@
  *	FUNC at FILE:LINE
  *	 (inlined by) FUNC at FILE:LINE
  * Build: gcc -O2 -Ilib -o symbolize-driver contrib/bench/symbolize-driver.c
- *	lib/syms*.c -lelf -ldw -lz -lstdc++
+ *	lib/sym/syms*.c -lelf -ldw -lz -lstdc++
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "syms.h"
+#include "sym/syms.h"
 
 static const char *base_of(const char *path, int basenames)
 {

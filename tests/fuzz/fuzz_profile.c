@@ -6,8 +6,8 @@
  */
 #include <stddef.h>
 #include <stdint.h>
-#include "profile.h"
-#include "view_locks.h"
+#include "format/profile.h"
+#include "view/view_locks.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Output files of record and top (lib/outfile.c): only regular files are
+# Output files of record and top (lib/base/outfile.c): only regular files are
 # replaced, symlinks are followed, the umask holds, the previous profile
 # is kept as FILE.old, a full disk leaves both profiles readable, a kill
 # during set-up leaves nothing; and record's --metric, --repeat and

@@ -18,8 +18,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "contention.h"
-#include "ksyms.h"
-#include "profile.h"
+#include "sym/ksyms.h"
+#include "format/profile.h"
 
 /* Kernel text and data of the fake kernel. */
 #define FX_STEXT		0xffffffff81000000ULL

@@ -9,7 +9,7 @@
  * (an event wait, no lock). User PCs are symbolized by fxu_resolve().
  */
 #include "fixtures.h"
-#include "ctable.h"
+#include "format/ctable.h"
 #include "ulocks.h"
 
 #define TGID		42

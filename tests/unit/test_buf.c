@@ -6,7 +6,7 @@
 #include <string.h>
 #include <setjmp.h>
 #include <cmocka.h>
-#include "buf.h"
+#include "base/buf.h"
 
 static const uint64_t uvals[] = {
 	0, 1, 127, 128, 255, 300, 16383, 16384, (1ULL << 32) - 1, 1ULL << 32,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * What the collector does in user space, without a kernel: the counter
- * table drainer (lib/tsource.c) over fake BPF maps, and the histogram
+ * table drainer (lib/record/tsource.c) over fake BPF maps, and the histogram
  * slot shared with the BPF programs (bpf/hist.h).
  *
  * The fake maps stand in for libbpf's: this file defines
@@ -19,7 +19,7 @@
 #include <cmocka.h>
 #include <bpf/libbpf.h>
 #include "hist.h"
-#include "tsource.h"
+#include "record/tsource.h"
 
 #define FAKE_KEYS	8
 #define FAKE_VAL	256	/* bytes of all CPUs' values of one key */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Counter tables (lib/ctable.h) end to end: the collector-side deltas and
+ * Counter tables (lib/format/ctable.h) end to end: the collector-side deltas and
  * merges, the TABLE chunk through pwriter and back through the reader,
  * and the locks view's join of the mmap_lock, hold and lock_names tables
  * with the contention rows.
@@ -19,12 +19,12 @@
 #include <sys/stat.h>
 #include <zlib.h>
 #include <cmocka.h>
-#include "ctable.h"
-#include "htab.h"
-#include "locktype.h"
-#include "profile.h"
-#include "store.h"
-#include "view_locks.h"
+#include "format/ctable.h"
+#include "base/htab.h"
+#include "format/locktype.h"
+#include "format/profile.h"
+#include "format/store.h"
+#include "view/view_locks.h"
 #include "fixtures.h"
 
 /* Kernel text added to the fixture's symbols. */
@@ -178,13 +178,9 @@ static void test_tdelta(void **state)
 }
 
 /*
- * BUG (reported to the lead, not fixed here): lib/collect_mmaplock.c:177
- * (drain_lost) calls tdelta(&m->last_lost, &zero, sum, sum, ...) with out
- * aliasing cur, and tdelta (lib/ctable.c, the loop at the end) writes
- * out[i] before it stores prev[i] = cur[i], so "last" keeps the delta
- * instead of the cumulative value: cumulative 5, 8, 8 gives deltas 5, 3,
- * and then 5 again (changed) instead of 0 (unchanged). This test fails
- * until tdelta works in place or drain_lost stops aliasing.
+ * tdelta() may write its deltas over its input (out == cur), as the
+ * families' drains of summed counters do: cumulative 5, 8, 8 must give
+ * deltas 5, 3, 0, never 5 again because "last" kept a delta.
  */
 static void test_tdelta_in_place(void **state)
 {
@@ -582,7 +578,7 @@ enum {
 	MC_LOCK, MC_PID, MC_WRITE, MC_STACK, MC_ACQUIRED, MC_FAILED, MC_WAIT, MC_WAIT_MAX,
 	MC_HELD, MC_HOLD, MC_HOLD_MAX, MC__N,
 };
-/* As lib/collect_mmaplock.c writes them. */
+/* As lib/record/collect_mmaplock.c writes them. */
 static const struct tcol mmap_cols[MC__N] = {
 	[MC_LOCK] = { "lock", TCOL_KEY },
 	[MC_PID] = { "pid", TCOL_KEY },
@@ -922,7 +918,7 @@ static void test_view_hold_filters(void **state)
 /*
  * BUG (reported to the lead, not fixed here): a lock that only the hold
  * tables know (no contention row) has no stacks, so lock_view__sort()
- * (lib/view_locks.c:464) calls qsort(NULL, 0, ...): undefined behaviour,
+ * (lib/view/view_locks.c:464) calls qsort(NULL, 0, ...): undefined behaviour,
  * and UBSan (-fno-sanitize-recover) aborts the whole test binary here with
  * "null pointer passed as argument 1". Last in main() for that reason.
  */

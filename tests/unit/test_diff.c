@@ -17,8 +17,8 @@
 #include <setjmp.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "diff.h"
-#include "profile.h"
+#include "view/diff.h"
+#include "format/profile.h"
 #include "fixtures_ulocks.h"
 
 /* --- names ---------------------------------------------------------------------- */

@@ -14,9 +14,9 @@
 #include <setjmp.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "export.h"
-#include "profile.h"
-#include "view_locks.h"
+#include "out/export.h"
+#include "format/profile.h"
+#include "view/view_locks.h"
 #include "fixtures.h"
 
 #include "fixtures_samples.h"
@@ -352,7 +352,7 @@ static void test_format_parse(void **state)
 	assert_int_equal(f, EXPORT_CSV);
 	assert_int_equal(export_format_parse("json", &f), 0);
 	assert_int_equal(f, EXPORT_JSON);
-	assert_int_equal(export_format_parse("svg", &f), 0);	/* lib/flame.c */
+	assert_int_equal(export_format_parse("svg", &f), 0);	/* lib/out/flame.c */
 	assert_int_equal(f, EXPORT_SVG);
 	assert_int_equal(export_format_parse("png", &f), -EINVAL);
 	assert_int_equal(export_format_parse("", &f), -EINVAL);

@@ -17,8 +17,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include "fixtures.h"
-#include "family_meta.h"
-#include "profile.h"
+#include "format/family_meta.h"
+#include "format/profile.h"
 
 /* A profile that holds only META keys: what family_meta_read() looks at. */
 static struct profile *meta_only(struct kv *kv, size_t n)

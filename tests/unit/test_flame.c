@@ -17,8 +17,8 @@
 #include <setjmp.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "flame.h"
-#include "view_locks.h"
+#include "out/flame.h"
+#include "view/view_locks.h"
 #include "fixtures_ulocks.h"
 
 /* --- a small XML well-formedness check ------------------------------------------ */

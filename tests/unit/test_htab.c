@@ -7,7 +7,7 @@
 #include <string.h>
 #include <setjmp.h>
 #include <cmocka.h>
-#include "htab.h"
+#include "base/htab.h"
 
 #define NKEYS	100000
 

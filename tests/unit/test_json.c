@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "json.h"
+#include "base/json.h"
 
 /* Every test writes into memory and compares the exact bytes. */
 struct fixture {

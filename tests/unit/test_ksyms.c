@@ -8,7 +8,7 @@
 #include <string.h>
 #include <setjmp.h>
 #include <cmocka.h>
-#include "ksyms.h"
+#include "sym/ksyms.h"
 
 /*
  * A kallsyms excerpt: core text, the .spinlock.text section, core data of

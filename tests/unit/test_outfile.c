@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* lib/outfile.c: what is replaced, what is refused, what is left behind. */
+/* lib/base/outfile.c: what is replaced, what is refused, what is left behind. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,7 +18,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <cmocka.h>
-#include "outfile.h"
+#include "base/outfile.h"
 
 static char dir[64];
 

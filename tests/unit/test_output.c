@@ -10,7 +10,7 @@
 #include <string.h>
 #include <setjmp.h>
 #include <cmocka.h>
-#include "output.h"
+#include "out/output.h"
 
 /* Every test renders into memory and compares the exact bytes. */
 struct mem {

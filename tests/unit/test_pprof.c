@@ -16,10 +16,10 @@
 #include <unistd.h>
 #include <zlib.h>
 #include <cmocka.h>
-#include "buf.h"
-#include "export.h"
-#include "pprof.h"
-#include "profile.h"
+#include "base/buf.h"
+#include "out/export.h"
+#include "out/pprof.h"
+#include "format/profile.h"
 #include "fixtures.h"
 
 #include "fixtures_samples.h"

@@ -10,9 +10,9 @@
 #include <unistd.h>
 #include <zlib.h>
 #include <cmocka.h>
-#include "buf.h"
-#include "profile.h"
-#include "view_locks.h"
+#include "base/buf.h"
+#include "format/profile.h"
+#include "view/view_locks.h"
 #include "fixtures.h"
 
 /* The fixture profile, written once per test through pwriter. */

@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include "fixtures.h"
-#include "procmaps.h"
-#include "view_hits.h"
+#include "record/procmaps.h"
+#include "view/view_hits.h"
 
 #define TGID		4242
 #define MAP_START	0x555555554000ULL

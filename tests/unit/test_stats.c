@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
-#include "stats.h"
+#include "view/stats.h"
 
 /* Relative error within rel, or both tiny. */
 static void near(double got, double want, double rel)

@@ -9,8 +9,8 @@
 #include <setjmp.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "buf.h"
-#include "store.h"
+#include "base/buf.h"
+#include "format/store.h"
 #include "fixtures.h"
 
 /* One temp file per test, removed by the teardown. */

@@ -18,8 +18,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <cmocka.h>
-#include "profile.h"
-#include "store.h"
+#include "format/profile.h"
+#include "format/store.h"
 #include "fixtures.h"
 
 #define HANG_S	10

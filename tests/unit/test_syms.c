@@ -19,7 +19,7 @@
 #include <unistd.h>
 #include <setjmp.h>
 #include <cmocka.h>
-#include "syms.h"
+#include "sym/syms.h"
 
 #define FIXTURE_DIR	"tests/unit/syms-fixture"
 #define MAX_ADDRS	4096

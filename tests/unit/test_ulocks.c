@@ -18,11 +18,11 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include "fixtures_ulocks.h"
-#include "locktype.h"
-#include "syms.h"
-#include "ulock_names.h"
+#include "format/locktype.h"
+#include "sym/syms.h"
+#include "record/ulock_names.h"
 #include "ulocks.h"
-#include "view_locks.h"
+#include "view/view_locks.h"
 
 /* Not static: the test names them from the symbol table of its own binary. */
 pthread_mutex_t test_global_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -9,9 +9,9 @@
 #include <setjmp.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "locktype.h"
-#include "profile.h"
-#include "view_locks.h"
+#include "format/locktype.h"
+#include "format/profile.h"
+#include "view/view_locks.h"
 #include "fixtures.h"
 
 /* ---- lock types ---- */

@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The collector: the target filter shared by every family, and the
+ * dispatch to the families (lib/collect_*.c).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "record/collector_int.h"
+#include "base/log.h"
+#include "targets.h"
+#include "targets.skel.h"
+#include "base/buf.h"
+
+#define FAMILY_OPS_ENTRY(NAME, name)	[FAMILY_I_##NAME] = &name##_family,
+static const struct family_ops *const families[FAMILY_COUNT] = {
+	LOCKSTAT_FAMILIES(FAMILY_OPS_ENTRY)
+};
+#undef FAMILY_OPS_ENTRY
+
+static const struct family_ops *ops_of(enum family f)
+{
+	return families[__builtin_ctz(f)];
+}
+
+const char *family_name(enum family f)
+{
+	return f && __builtin_ctz(f) < FAMILY_COUNT ? ops_of(f)->name : "?";
+}
+
+const char *family_what(enum family f)
+{
+	return ops_of(f)->what;
+}
+
+const char *family_names_list(void)
+{
+	static char list[128];
+	size_t used = 0;
+	int i;
+
+	for (i = 0; i < FAMILY_COUNT && used < sizeof(list); i++)
+		used += snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "", families[i]->name);
+	return list;
+}
+
+int family_parse(const char *list, unsigned int *mask, const char **bad)
+{
+	static char word[64];
+	const char *p = list;
+	int i;
+
+	*mask = 0;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+
+		snprintf(word, sizeof(word), "%.*s", (int)n, p);
+		for (i = 0; i < FAMILY_COUNT; i++)
+			if (!strcmp(word, families[i]->name))
+				break;
+		if (i == FAMILY_COUNT) {
+			*bad = word;
+			return -EINVAL;
+		}
+		*mask |= 1U << i;
+		p += n + (p[n] == ',');
+	}
+	*bad = "";
+	return *mask ? 0 : -EINVAL;
+}
+
+int family_choose_mode(enum family f, const struct features *feat, enum attach_mode want,
+		       struct family_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	return ops_of(f)->choose_mode(feat, want, st);
+}
+
+struct family_status *status_of(struct collector *c, enum family f)
+{
+	return &c->status[__builtin_ctz(f)];
+}
+
+const struct family_status *collector__status(const struct collector *c, enum family f)
+{
+	return &c->status[__builtin_ctz(f)];
+}
+
+void *family_priv(const struct collector *c, enum family f)
+{
+	return c->priv[__builtin_ctz(f)];
+}
+
+int collector_add_table(struct collector *c, const struct trows *r)
+{
+	if (!r->n)
+		return 0;
+	if (grow_array((void **)&c->tables, &c->tables_cap, c->ntables + 1, sizeof(*c->tables)))
+		return -ENOMEM;
+	c->tables[c->ntables++] = *r;
+	return 0;
+}
+
+int collector_drain_source(struct collector *c, struct tsource *src, struct htab *extra)
+{
+	int err = tsource_drain(src, extra);
+
+	return err ? err : collector_add_table(c, &src->rows.rows);
+}
+
+int fetch_stack_map(struct bpf_map *m, int32_t id, uint64_t *frames, int max, int depth)
+{
+	__u64 buf[LS_SAMPLE_USTACK_DEPTH > LS_STACK_DEPTH ? LS_SAMPLE_USTACK_DEPTH : LS_STACK_DEPTH] = { 0 };
+	__u32 key = id;
+	int i;
+
+	if (id < 0 || depth > (int)(sizeof(buf) / sizeof(buf[0])) ||
+	    bpf_map__lookup_elem(m, &key, sizeof(key), buf, depth * sizeof(__u64), 0))
+		return -ENOENT;
+	for (i = 0; i < depth && i < max && buf[i]; i++)
+		frames[i] = buf[i];
+	return i;
+}
+
+int reuse_target_maps(struct collector *c, struct bpf_map *targets, struct bpf_map *gen)
+{
+	int err;
+
+	if (!c->targets)
+		return 0;
+	err = bpf_map__reuse_fd(targets, bpf_map__fd(c->targets->maps.targets));
+	if (!err)
+		err = bpf_map__reuse_fd(gen, bpf_map__fd(c->targets->maps.targets_gen));
+	return err;
+}
+
+/* The owner of the target maps, and the fork follower. */
+static int targets_open(struct collector *c, const struct features *f)
+{
+	struct targets_bpf *s = targets_bpf__open();
+	bool btf = f->r[FEAT_BTF].ok && c->o.mode != ATTACH_TP_CLASSIC;
+	int err;
+
+	if (!s)
+		return -errno;
+	bpf_program__set_autoload(btf ? s->progs.fork_tp : s->progs.fork_btf, false);
+	err = targets_bpf__load(s);
+	if (!err && f->r[FEAT_TP_SCHED].ok)
+		err = targets_bpf__attach(s);
+	if (err) {
+		targets_bpf__destroy(s);
+		return err;
+	}
+	c->targets = s;
+	return 0;
+}
+
+/* A family that fails is named with its reason; the others go on. */
+static void open_family(struct collector *c, int i, const struct features *f)
+{
+	struct family_status *st = &c->status[i];
+	int err;
+
+	st->state = FSTATE_NOT_ATTACHED;
+	err = families[i]->open(c, f, st, &c->priv[i]);
+	if (err && !st->why[0])
+		snprintf(st->why, sizeof(st->why), "%s", strerror(-err));
+	if (err)	/* what it would have been does not matter now */
+		st->mode[0] = st->missing[0] = '\0';
+	else
+		st->state = FSTATE_ATTACHED;
+}
+
+static void say_why_none(const struct collector *c, char *why, size_t len)
+{
+	size_t used = 0;
+	int i;
+
+	why[0] = '\0';
+	for (i = 0; i < FAMILY_COUNT && used < len; i++)
+		if (c->status[i].state != FSTATE_NOT_WANTED)
+			used += snprintf(why + used, len - used, "%s%s: %s", used ? "; " : "",
+					 families[i]->name, c->status[i].why);
+}
+
+static bool any_attached(const struct collector *c)
+{
+	int i;
+
+	for (i = 0; i < FAMILY_COUNT; i++)
+		if (c->status[i].state == FSTATE_ATTACHED)
+			return true;
+	return false;
+}
+
+int collector__open(struct collector **cp, const struct collector_opts *o,
+		    const struct features *f, char *why, size_t len)
+{
+	struct collector *c = calloc(1, sizeof(*c));
+	int err, i;
+
+	if (!c)
+		return -ENOMEM;
+	c->o = *o;
+	c->stats_fd = -1;
+	c->ncpus = libbpf_num_possible_cpus();
+	if (c->ncpus <= 0) {
+		snprintf(why, len, "cannot count possible CPUs");
+		err = -EINVAL;
+		goto err_free;
+	}
+	if (o->filter_targets && (err = targets_open(c, f))) {
+		snprintf(why, len, "loading the target filter failed: %s%s", strerror(-err),
+			 err == -EPERM ? " (needs CAP_BPF and CAP_PERFMON)" : "");
+		goto err_free;
+	}
+	if (o->probe_stats)
+		c->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	for (i = 0; i < FAMILY_COUNT; i++)
+		if (o->families & (1U << i))
+			open_family(c, i, f);
+	if (!any_attached(c)) {
+		say_why_none(c, why, len);
+		err = -ENODEV;
+		goto err_free;
+	}
+	*cp = c;
+	return 0;
+err_free:
+	collector__free(c);
+	return err;
+}
+
+void collector__free(struct collector *c)
+{
+	int i;
+
+	if (!c)
+		return;
+	for (i = 0; i < FAMILY_COUNT; i++)
+		if (c->priv[i])
+			families[i]->free(c->priv[i]);
+	free(c->tables);
+	if (c->stats_fd >= 0)
+		close(c->stats_fd);
+	targets_bpf__destroy(c->targets);
+	free(c);
+}
+
+int collector__add_target(struct collector *c, pid_t tgid)
+{
+	__u32 key = tgid, one = 1, zero = 0;
+	struct targets_gen gen;
+
+	if (!c->targets)
+		return 0;
+	if (bpf_map__update_elem(c->targets->maps.targets, &key, sizeof(key), &one, sizeof(one), BPF_ANY))
+		return -errno;
+	/* Invalidate the per-CPU answers cached for this tgid. */
+	if (bpf_map__lookup_elem(c->targets->maps.targets_gen, &zero, sizeof(zero), &gen, sizeof(gen), 0))
+		return -errno;
+	gen.generation++;
+	if (bpf_map__update_elem(c->targets->maps.targets_gen, &zero, sizeof(zero), &gen, sizeof(gen), BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+static int drain_families(struct collector *c, struct snapshot *s, bool final)
+{
+	int i, err = 0;
+
+	memset(s, 0, sizeof(*s));
+	c->ntables = 0;
+	for (i = 0; i < FAMILY_COUNT && !err; i++)
+		if (c->status[i].state == FSTATE_ATTACHED)
+			err = families[i]->drain(c, c->priv[i], s, final);
+	s->tables = c->tables;
+	s->ntables = c->ntables;
+	return err;
+}
+
+int collector__drain(struct collector *c, struct snapshot *s)
+{
+	return drain_families(c, s, false);
+}
+
+int collector__stop(struct collector *c, struct snapshot *s)
+{
+	int i;
+
+	for (i = 0; i < FAMILY_COUNT; i++)
+		if (c->priv[i])
+			families[i]->detach(c->priv[i]);
+	return drain_families(c, s, true);
+}
+
+int object_prog_stats(const struct bpf_object *obj, struct prog_stats *st)
+{
+	struct bpf_program *prog;
+
+	memset(st, 0, sizeof(*st));
+	bpf_object__for_each_program(prog, obj) {
+		struct bpf_prog_info info = { 0 };
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd < 0)
+			continue;
+		if (bpf_obj_get_info_by_fd(fd, &info, &len))
+			return -errno;
+		st->run_cnt += info.run_cnt;
+		st->run_time_ns += info.run_time_ns;
+		st->recursion_misses += info.recursion_misses;
+	}
+	return 0;
+}
+
+static int object_cost(const struct bpf_object *obj, struct probe_cost *pc)
+{
+	struct prog_stats st;
+	int err = object_prog_stats(obj, &st);
+
+	if (err)
+		return err;
+	pc->events += st.run_cnt;
+	pc->run_ns += st.run_time_ns;
+	return 0;
+}
+
+int collector__costs(const struct collector *c, struct probe_cost *out, size_t max)
+{
+	size_t n = 0;
+	int i, err;
+
+	if (c->stats_fd < 0)
+		return -EOPNOTSUPP;
+	for (i = 0; i < FAMILY_COUNT && n < max; i++) {
+		const struct bpf_object *obj = c->priv[i] ? families[i]->object(c->priv[i]) : NULL;
+
+		if (c->status[i].state != FSTATE_ATTACHED || !obj)
+			continue;
+		out[n] = (struct probe_cost){ .family = 1 << i };
+		err = object_cost(obj, &out[n]);
+		if (err)
+			return err;
+		n++;
+	}
+	return n;
+}
+
+uint64_t collector__targets_full(const struct collector *c)
+{
+	struct targets_gen gen;
+	__u32 zero = 0;
+
+	if (!c->targets || bpf_map__lookup_elem(c->targets->maps.targets_gen, &zero, sizeof(zero),
+						&gen, sizeof(gen), 0))
+		return 0;
+	return gen.full;
+}
+
+size_t collector__lost(const struct collector *c, struct lost_counter *out, size_t max)
+{
+	uint64_t vals[32];
+	size_t n = 0, j;
+	int i;
+
+	for (i = 0; i < FAMILY_COUNT; i++) {
+		const struct family_ops *ops = families[i];
+
+		if (!ops->nlost || ops->nlost > sizeof(vals) / sizeof(vals[0]) || n + ops->nlost > max)
+			continue;
+		memset(vals, 0, sizeof(vals));
+		ops->lost(c, c->priv[i], vals);
+		for (j = 0; j < ops->nlost; j++)
+			out[n++] = (struct lost_counter){ ops->lost_names[j], vals[j] };
+	}
+	return n;
+}

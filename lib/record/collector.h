@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef __LOCKSTAT_COLLECTOR_H
+#define __LOCKSTAT_COLLECTOR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "format/family_meta.h"
+#include "record/kfeatures.h"
+#include "format/profile.h"
+#include "sample.h"
+
+/*
+ * The collector loads and attaches the probe families and drains their
+ * maps into rows. Nothing else in lockstat touches a BPF map.
+ *
+ * The probe families, in the order they open and drain (uprobes after
+ * ulocks, which attaches them): one line each, NAME and the name -e
+ * takes. Each is a struct family_ops, name_family, in lib/collect_*.c.
+ */
+#define LOCKSTAT_FAMILIES(F)						\
+	F(LOCKS, locks)		/* kernel lock contention */		\
+	F(SAMPLE, sample)	/* sampling profiler */			\
+	F(MMAP_LOCK, mmap_lock)	/* mmap_lock wait and hold, its tracepoints */ \
+	F(FD, fd)		/* fd syscalls, fd-table sharing, fget family */ \
+	F(PAGECACHE, pagecache)	/* filemap and readahead tracepoints */	\
+	F(HOLD, hold)		/* hold times: fentry/kprobes on lock functions */ \
+	F(ULOCKS, ulocks)	/* user-space locks: futex waits */	\
+	F(UPROBES, uprobes)	/* with ulocks: uprobes on glibc's lock functions */
+
+enum family_index {
+#define FAMILY_INDEX(NAME, name)	FAMILY_I_##NAME,
+	LOCKSTAT_FAMILIES(FAMILY_INDEX)
+#undef FAMILY_INDEX
+	FAMILY_COUNT
+};
+
+/* Sets of families are masks of these bits. */
+enum family {
+#define FAMILY_BIT(NAME, name)	FAMILY_##NAME = 1 << FAMILY_I_##NAME,
+	LOCKSTAT_FAMILIES(FAMILY_BIT)
+#undef FAMILY_BIT
+};
+
+#define FAMILY_DEFAULT	(FAMILY_LOCKS | FAMILY_SAMPLE | FAMILY_MMAP_LOCK)
+
+/* "locks,sample" -> mask; 0 or -EINVAL with the bad word in *bad. */
+int family_parse(const char *list, unsigned int *mask, const char **bad);
+const char *family_name(enum family f);
+/* The names family_parse() knows, comma-separated, for messages. */
+const char *family_names_list(void);
+/* What the family measures, through which probes: one line, for probe. */
+const char *family_what(enum family f);
+/*
+ * The mode family f would attach with on this kernel under --attach want,
+ * decided from the features alone as record decides it (nothing is
+ * loaded): 0 and the mode in st, or -errno and why not.
+ */
+int family_choose_mode(enum family f, const struct features *feat, enum attach_mode want,
+		       struct family_status *st);
+
+struct collector_opts {
+	unsigned int families;	/* enum family bits wanted */
+	bool per_task;		/* -t (locks) */
+	bool filter_targets;	/* only the workload's processes */
+	enum attach_mode mode;
+	uint32_t stats_entries;	/* 0: default */
+	uint32_t stack_rate;	/* kernel stacks per second per CPU; 0: one per wait */
+	uint32_t sample_freq;	/* samples per second per CPU */
+	bool probe_stats;	/* measure each program's cost (kernel.bpf_stats) */
+	pid_t target_pid;	/* the workload or -p PID, 0 when none: where uprobes go */
+	uint32_t event_budget;	/* uprobe hits per second before they are detached; 0: default */
+	bool force;		/* keep uprobes over the budget, or system-wide */
+};
+
+/* One drain's worth of rows, valid until the next drain. */
+struct snapshot {
+	struct cont_row *cont;
+	size_t ncont;
+	struct sample_row *samples;
+	size_t nsamples;
+	struct trows *tables;	/* counter tables of the other families */
+	size_t ntables;
+};
+
+/* What one family's programs cost so far (kernel.bpf_stats). */
+struct probe_cost {
+	enum family family;
+	uint64_t events;
+	uint64_t run_ns;
+};
+
+struct collector;
+
+/* Fails (-errno, reason in why) only when no wanted family attached. */
+int collector__open(struct collector **c, const struct collector_opts *opts,
+		    const struct features *f, char *why, size_t len);
+void collector__free(struct collector *c);
+const struct family_status *collector__status(const struct collector *c, enum family f);
+int collector__add_target(struct collector *c, pid_t tgid);
+/* Rows whose counts changed since the last drain, as deltas. */
+int collector__drain(struct collector *c, struct snapshot *s);
+/*
+ * Stop the probes and drain for the last time, closing the lock waits
+ * still in progress at the moment of stopping (count 1, wait up to it).
+ */
+int collector__stop(struct collector *c, struct snapshot *s);
+/* stack_fetch_fn callbacks, one per stack map. */
+int collector__fetch_stack(void *ctx, int32_t id, uint64_t *frames, int max);
+int collector__fetch_sample_kstack(void *ctx, int32_t id, uint64_t *frames, int max);
+int collector__fetch_sample_ustack(void *ctx, int32_t id, uint64_t *frames, int max);
+
+/* One loss counter of a family, for the LOST chunk. */
+struct lost_counter {
+	const char *name;
+	uint64_t value;
+};
+
+/*
+ * Every family's loss counters, wanted or not, in family order: the
+ * number written (at most max).
+ */
+size_t collector__lost(const struct collector *c, struct lost_counter *out, size_t max);
+/*
+ * New processes seen by the sampler, announced as they appear: fn is
+ * called from collector__consume() for each; event_fd is the descriptor to
+ * poll for them (-1 without the sampler).
+ */
+typedef void (*new_process_fn)(void *ctx, uint32_t tgid);
+int collector__watch_processes(struct collector *c, new_process_fn fn, void *ctx);
+int collector__event_fd(const struct collector *c);
+int collector__consume(struct collector *c);
+/*
+ * The cost of every attached family's programs, one entry per family:
+ * the number written, or -errno when the kernel does not measure it.
+ */
+int collector__costs(const struct collector *c, struct probe_cost *out, size_t max);
+/* Every CPU's rq->__lock address, when the kernel lets us find them. */
+size_t collector__rq_locks(const struct collector *c, const uint64_t **addrs);
+
+#endif

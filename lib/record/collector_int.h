@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef __LOCKSTAT_COLLECTOR_INT_H
+#define __LOCKSTAT_COLLECTOR_INT_H
+
+/* Shared by lib/record/collector.c and the per-family lib/collect_*.c files. */
+#include "base/clock.h"
+#include "record/collector.h"
+#include "base/htab.h"
+#include "record/tsource.h"
+
+struct bpf_map;
+struct bpf_object;
+struct targets_bpf;
+
+/*
+ * One probe family: what the collector knows of it. Every member but
+ * lost_names/lost is required. priv is the family's own state, NULL
+ * until open() sets it (open may set it and still fail: free() follows).
+ */
+struct family_ops {
+	const char *name;	/* as -e spells it, and in META */
+	const char *what;	/* what it measures, through which probes: for probe */
+	/*
+	 * From the features alone (nothing loaded): the mode it would attach
+	 * with under --attach want, in st->mode (and st->missing/why for a
+	 * part it would not measure), or -errno and st->why. open() takes
+	 * this same decision, so that probe tells what record does.
+	 */
+	int (*choose_mode)(const struct features *f, enum attach_mode want, struct family_status *st);
+	/* Load and attach: 0 with st->mode set, or -errno (st->why set or strerror). */
+	int (*open)(struct collector *c, const struct features *f, struct family_status *st, void **priv);
+	/*
+	 * What changed since the last drain: counter tables through
+	 * collector_add_table(), or the snapshot's contention or sample rows.
+	 * final: the last drain, after detach().
+	 */
+	int (*drain)(struct collector *c, void *priv, struct snapshot *s, bool final);
+	void (*detach)(void *priv);	/* stop the probes; the maps stay for the last drain */
+	void (*free)(void *priv);
+	/* Loss counters of the LOST chunk (the others count theirs in a table). */
+	const char *const *lost_names;
+	size_t nlost;
+	/* Their values, nlost of them, zeroed before; priv is NULL when not opened. */
+	void (*lost)(const struct collector *c, const void *priv, uint64_t *vals);
+	/* The BPF object whose programs' run time is the family's cost, or NULL. */
+	const struct bpf_object *(*object)(const void *priv);
+};
+
+#define FAMILY_OPS_DECLARE(NAME, name)	extern const struct family_ops name##_family;
+LOCKSTAT_FAMILIES(FAMILY_OPS_DECLARE)
+#undef FAMILY_OPS_DECLARE
+
+struct collector {
+	struct collector_opts o;
+	int ncpus;
+	struct family_status status[FAMILY_COUNT];	/* by family index */
+	void *priv[FAMILY_COUNT];
+	struct trows *tables;	/* this drain's tables */
+	size_t ntables;
+	size_t tables_cap;
+	int stats_fd;		/* BPF_ENABLE_STATS, or -1 */
+	struct targets_bpf *targets;
+};
+
+struct family_status *status_of(struct collector *c, enum family f);
+/* A family's own state: NULL when it was not opened. */
+void *family_priv(const struct collector *c, enum family f);
+
+/* The kernel's counters (bpf_prog_info) summed over one object's programs. */
+struct prog_stats {
+	uint64_t run_cnt;
+	uint64_t run_time_ns;	/* with kernel.bpf_stats on */
+	uint64_t recursion_misses;
+};
+
+int object_prog_stats(const struct bpf_object *obj, struct prog_stats *st);
+/* Hand one table over for this drain; r's memory stays the family's. */
+int collector_add_table(struct collector *c, const struct trows *r);
+/* Drain a source of rows (lib/record/tsource.h) and hand its table over. */
+int collector_drain_source(struct collector *c, struct tsource *src, struct htab *extra);
+/* Point a family's copy of the target maps at the targets object's. */
+int reuse_target_maps(struct collector *c, struct bpf_map *targets, struct bpf_map *gen);
+/* Children of the workload that could not be followed. */
+uint64_t collector__targets_full(const struct collector *c);
+/* Copy one stack out of a BPF stack map: the number of frames or -errno. */
+int fetch_stack_map(struct bpf_map *m, int32_t id, uint64_t *frames, int max, int depth);
+
+#endif

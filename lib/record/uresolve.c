@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "sym/syms.h"
+#include "record/uresolve.h"
+
+_Static_assert((int)USYM_NO_FILE == (int)SYMS_NO_FILE && (int)USYM_NO_SYMBOL == (int)SYMS_NO_SYMBOL &&
+	       (int)USYM_NO_SYMTAB == (int)SYMS_NO_SYMTAB && (int)USYM_NOT_ELF == (int)SYMS_NOT_ELF &&
+	       (int)USYM_BUILD_ID_MISMATCH == (int)SYMS_BUILD_ID_MISMATCH,
+	       "usym_why extends syms_why");
+
+static void copy_result(const struct syms_result *r, struct usym_info *out)
+{
+	uint32_t i;
+
+	out->why = r->why;
+	out->func_addr = r->func_addr;
+	out->nframes = r->why == SYMS_OK ? r->nframes : 0;
+	if (out->nframes > USYM_MAX_FRAMES)
+		out->nframes = USYM_MAX_FRAMES;
+	for (i = 0; i < out->nframes; i++) {
+		out->frames[i].function = r->frames[i].function;
+		out->frames[i].file = r->frames[i].file;
+		out->frames[i].line = r->frames[i].line;
+	}
+}
+
+/* Anonymous executable memory: a JIT, named only through its perf map. */
+static int resolve_anon(struct uresolver *u, uint32_t tgid, uint64_t addr, struct usym_info *out)
+{
+	struct syms_result r;
+
+	if (syms__resolve_perf_map(u->syms, tgid, addr, &r)) {
+		out->why = USYM_JIT_NO_MAP;
+		return 0;
+	}
+	copy_result(&r, out);
+	return 0;
+}
+
+int uresolve(void *ctx, uint32_t tgid, uint64_t addr, struct usym_info *out)
+{
+	struct uresolver *u = ctx;
+	const struct proc_map *m = maps_cache__find(u->maps, tgid, addr);
+	struct syms_result r;
+	char fdpath[32];
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (!m) {
+		out->why = USYM_NO_MAPPING;
+		return 0;
+	}
+	out->module = m->path;
+	if (m->path[0] != '/')
+		return m->path[0] ? (out->why = USYM_NO_SYMTAB, 0) : resolve_anon(u, tgid, addr, out);
+	/*
+	 * With a build id, the file under its own name first: the cache is
+	 * keyed by path, and every process has its own /proc/self/fd/N for
+	 * the same libc. The build id tells whether it is still the same
+	 * file; when it is not, or is gone, the one held open since capture.
+	 */
+	err = -ENOENT;
+	if (m->build_id_len)
+		err = syms__resolve(u->syms, m->path, m->build_id, m->build_id_len,
+				    addr - m->start + m->pgoff, &r);
+	if (!err && (r.why == SYMS_NO_FILE || r.why == SYMS_BUILD_ID_MISMATCH))
+		err = -ENOENT;
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", m->fd);
+	if (err)
+		err = syms__resolve(u->syms, m->fd >= 0 ? fdpath : m->path, m->build_id,
+				    m->build_id_len, addr - m->start + m->pgoff, &r);
+	if (err) {
+		out->why = USYM_NO_FILE;
+		return 0;
+	}
+	copy_result(&r, out);
+	return 0;
+}

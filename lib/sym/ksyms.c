@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sym/ksyms.h"
+
+void ksyms_init(struct ksyms *ks)
+{
+	memset(ks, 0, sizeof(*ks));
+}
+
+void ksyms_free(struct ksyms *ks)
+{
+	size_t i;
+
+	for (i = 0; i < ks->nstrings; i++)
+		free(ks->strings[i]);
+	free(ks->strings);
+	free(ks->syms);
+	ksyms_init(ks);
+}
+
+static const char *keep_string(struct ksyms *ks, const char *s)
+{
+	char **n, *copy;
+
+	if (!*s)
+		return "";
+	/* Modules repeat: reuse the last copy when it matches. */
+	if (ks->nstrings && !strcmp(ks->strings[ks->nstrings - 1], s))
+		return ks->strings[ks->nstrings - 1];
+	if (!(ks->nstrings & (ks->nstrings + 1)) || !ks->strings) {
+		n = realloc(ks->strings, (ks->nstrings * 2 + 2) * sizeof(*n));
+		if (!n)
+			return NULL;
+		ks->strings = n;
+	}
+	copy = strdup(s);
+	if (!copy)
+		return NULL;
+	ks->strings[ks->nstrings++] = copy;
+	return copy;
+}
+
+int ksyms_add(struct ksyms *ks, uint64_t addr, uint64_t size, const char *name,
+	      const char *module, char type)
+{
+	struct ksym *k;
+
+	if (ks->count == ks->cap) {
+		size_t cap = ks->cap ? ks->cap * 2 : 4096;
+		struct ksym *n = realloc(ks->syms, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		ks->syms = n;
+		ks->cap = cap;
+	}
+	k = &ks->syms[ks->count];
+	k->addr = addr;
+	k->size = size;
+	k->type = tolower((unsigned char)type);
+	k->name = keep_string(ks, name);
+	k->module = module ? keep_string(ks, module) : "";
+	if (!k->name || !k->module)
+		return -ENOMEM;
+	ks->count++;
+	return 0;
+}
+
+static int cmp_ksym(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static void note_lock_text(struct ksyms *ks, const struct ksym *k)
+{
+	if (!strcmp(k->name, "__lock_text_start"))
+		ks->lock_text_start = k->addr;
+	else if (!strcmp(k->name, "__lock_text_end"))
+		ks->lock_text_end = k->addr;
+}
+
+#define LAST_SYMBOL_SIZE	4096
+
+/* Sizes run to the next symbol of the same module, for symbols that lack one. */
+void ksyms_sort(struct ksyms *ks)
+{
+	size_t i;
+
+	if (!ks->count)
+		return;
+	qsort(ks->syms, ks->count, sizeof(*ks->syms), cmp_ksym);
+	for (i = 0; i < ks->count; i++) {
+		struct ksym *k = &ks->syms[i], *next = i + 1 < ks->count ? k + 1 : NULL;
+
+		note_lock_text(ks, k);
+		if (k->size)
+			continue;
+		/* The last symbol of a module (or of the core) ends nobody knows where. */
+		if (!next || strcmp(next->module, k->module))
+			k->size = LAST_SYMBOL_SIZE;
+		else
+			k->size = next->addr > k->addr ? next->addr - k->addr : 1;
+	}
+}
+
+static int parse_line(struct ksyms *ks, char *line, bool *nonzero)
+{
+	char *name, *module = NULL, *end, type;
+	uint64_t addr;
+
+	addr = strtoull(line, &end, 16);
+	if (end == line || *end != ' ' || !end[1] || end[2] != ' ')
+		return -EINVAL;
+	type = end[1];
+	name = end + 3;
+	name[strcspn(name, "\n")] = '\0';
+	end = strchr(name, '\t');
+	if (end) {
+		*end = '\0';
+		module = strchr(end + 1, '[');
+		if (module) {
+			module++;
+			module[strcspn(module, "]")] = '\0';
+		}
+	}
+	if (addr)
+		*nonzero = true;
+	return ksyms_add(ks, addr, 0, name, module, type);
+}
+
+int ksyms_load_file(struct ksyms *ks, FILE *f)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	bool nonzero = false;
+	int err = 0;
+
+	/* getline: symbol names may be 512 bytes long since 6.1 (Rust). */
+	while (getline(&line, &cap, f) > 0) {
+		err = parse_line(ks, line, &nonzero);
+		if (err)
+			break;
+	}
+	free(line);
+	if (err)
+		return err;
+	if (ferror(f))
+		return -EIO;
+	if (ks->count && !nonzero)
+		return -EPERM;
+	ksyms_sort(ks);
+	return 0;
+}
+
+int ksyms_load(struct ksyms *ks)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	int err;
+
+	if (!f)
+		return -errno;
+	err = ksyms_load_file(ks, f);
+	fclose(f);
+	return err;
+}
+
+const struct ksym *ksyms_find(const struct ksyms *ks, uint64_t addr)
+{
+	size_t lo = 0, hi = ks->count;
+	const struct ksym *k;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ks->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	k = &ks->syms[lo - 1];
+	return addr - k->addr < k->size ? k : NULL;
+}
+
+/*
+ * Without CONFIG_KALLSYMS_ALL kallsyms lists few data symbols, and a lock
+ * would be named after whatever variable precedes it by a megabyte. A
+ * static lock sits at the start of its variable or inside a static
+ * structure, so a name is only given within DATA_OFFSET_MAX of the symbol.
+ */
+#define DATA_OFFSET_MAX	(64 * 1024)
+
+const struct ksym *ksyms_find_data(const struct ksyms *ks, uint64_t addr)
+{
+	const struct ksym *k = ksyms_find(ks, addr);
+
+	if (!k || !k->type || !strchr("dbr", k->type) || addr - k->addr >= DATA_OFFSET_MAX)
+		return NULL;
+	return k;
+}
+
+/*
+ * Lock primitives: everything the kernel places in .spinlock.text, plus the
+ * slow paths that live outside it.
+ */
+bool ksyms_is_lock_function(const struct ksyms *ks, uint64_t addr)
+{
+	static const char *const prefixes[] = {
+		"queued_spin_lock", "__pv_queued_spin", "native_queued_spin",
+		"queued_read_lock", "queued_write_lock", "_raw_", "__raw_",
+		"mutex_lock", "__mutex_lock", "mutex_trylock", "ww_mutex",
+		"down_read", "down_write", "__down", "rwsem_", "up_read",
+		"percpu_down", "__percpu_down", "rt_mutex", "__rt_mutex",
+		"rt_spin", "rwbase_", "osq_lock", "lock_sock_nested",
+		"do_raw_spin", "spin_lock", "mmap_read_lock", "mmap_write_lock",
+		"__mmap_lock", "raw_spin_rq_lock", "_raw_spin_rq_lock", "__task_rq_lock",
+		"task_rq_lock", "double_rq_lock", "_double_lock_balance",
+	};
+	const struct ksym *k;
+	size_t i;
+
+	if (ks->lock_text_start && addr >= ks->lock_text_start && addr < ks->lock_text_end)
+		return true;
+	k = ksyms_find(ks, addr);
+	if (!k)
+		return false;
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(k->name, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+void ksyms_format(const struct ksyms *ks, uint64_t addr, char *buf, size_t len)
+{
+	const struct ksym *k = ksyms_find(ks, addr);
+
+	if (!k)
+		snprintf(buf, len, "0x%" PRIx64, addr);
+	else if (addr == k->addr)
+		snprintf(buf, len, "%s", k->name);
+	else
+		snprintf(buf, len, "%s+0x%" PRIx64, k->name, addr - k->addr);
+}
+
+static bool is_tracing_frame(const struct ksym *k)
+{
+	static const char *const prefixes[] = {
+		"bpf_trace_run", "__bpf_trace_", "perf_trace_", "perf_tp_event",
+		"trace_call_bpf", "__traceiter_", "bpf_prog_", "__bpf_prog_enter",
+		"trace_event_raw_event_", "__bpf_tramp",
+	};
+	size_t i;
+
+	if (!k || !strcmp(k->module, "bpf"))
+		return true;
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(k->name, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+/* Only the first few frames can be tracing machinery. */
+#define TRACING_FRAMES_MAX	8
+
+int ksyms_trim_tracing(const struct ksyms *ks, uint64_t *frames, int n)
+{
+	int i, cut = 0;
+
+	for (i = 0; i < n && i < TRACING_FRAMES_MAX; i++)
+		if (is_tracing_frame(ksyms_find(ks, frames[i])))
+			cut = i + 1;
+	if (cut == n)	/* nothing we recognise: keep it all rather than nothing */
+		return n;
+	memmove(frames, frames + cut, (n - cut) * sizeof(*frames));
+	return n - cut;
+}

@@ -1,0 +1,845 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "base/buf.h"
+#include "format/locktype.h"
+#include "view/view_locks.h"
+
+static const char *const sort_names[] = {
+	[SORT_WAIT_TOTAL] = "wait_total", [SORT_CONTENDED] = "contended",
+	[SORT_WAIT_MAX] = "wait_max", [SORT_WAIT_AVG] = "wait_avg",
+	[SORT_WAIT_MIN] = "wait_min", [SORT_NAME] = "name",
+};
+
+int lock_sort_parse(const char *s, enum lock_sort *key)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(sort_names) / sizeof(sort_names[0]); i++) {
+		if (!strcmp(s, sort_names[i])) {
+			*key = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+uint64_t row_avg(const struct lock_row_val *v)
+{
+	return v->count ? v->total_ns / v->count : 0;
+}
+
+/*
+ * Slot i holds waits in [2^i, 2^(i+1)) ns; interpolate linearly inside the
+ * slot that holds the quantile, then clamp to the exact min and max.
+ */
+uint64_t hist_quantile(const struct lock_row_val *v, double q)
+{
+	uint64_t seen = 0, total = 0, lo, hi, est;
+	double rank, frac;
+	int i;
+
+	for (i = 0; i < LS_HIST_SLOTS; i++)
+		total += v->hist[i];
+	if (!total)
+		return 0;
+	rank = q * total;
+	for (i = 0; i < LS_HIST_SLOTS; i++) {
+		if (v->hist[i] && seen + v->hist[i] >= rank)
+			break;
+		seen += v->hist[i];
+	}
+	if (i == LS_HIST_SLOTS)
+		i = LS_HIST_SLOTS - 1;
+	lo = i ? 1ULL << i : 0;
+	hi = 1ULL << (i + 1);
+	frac = v->hist[i] ? (rank - seen) / v->hist[i] : 0;
+	est = lo + (uint64_t)(frac * (hi - lo));
+	if (est < v->min_ns)
+		est = v->min_ns;
+	if (v->max_ns && est > v->max_ns)
+		est = v->max_ns;
+	return est;
+}
+
+static bool glob_ok(const char *pattern, const char *s)
+{
+	return !pattern || !fnmatch(pattern, s, 0);
+}
+
+static bool row_matches(const struct profile *p, const struct lock_row_key *k,
+			const struct lock_filter *f)
+{
+	if (!glob_ok(f->lock, profile__str(p, k->name)))
+		return false;
+	if (!glob_ok(f->caller, profile__str(p, k->caller)))
+		return false;
+	if (f->type && !lock_type_matches(f->type, k->flags))
+		return false;
+	if (!glob_ok(f->comm, profile__str(p, k->comm)))
+		return false;
+	return f->pid < 0 || (uint32_t)f->pid == k->tgid || (uint32_t)f->pid == k->tid;
+}
+
+static struct lock_part *find_part(struct lock_part **parts, size_t *n, uint32_t caller, int32_t stack_id)
+{
+	struct lock_part *grown;
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if ((*parts)[i].caller == caller && (*parts)[i].stack_id == stack_id)
+			return &(*parts)[i];
+	grown = realloc(*parts, (*n + 1) * sizeof(**parts));
+	if (!grown)
+		return NULL;
+	*parts = grown;
+	memset(&grown[*n], 0, sizeof(grown[*n]));
+	grown[*n].caller = caller;
+	grown[*n].stack_id = stack_id;
+	return &grown[(*n)++];
+}
+
+static struct lock_entry *find_lock(struct lock_view *v, struct htab *index, uint32_t name, uint32_t flags)
+{
+	uint64_t key = (uint64_t)name << 32 | flags;
+	size_t *slot = htab_get(index, &key, NULL);
+	struct lock_entry *grown;
+
+	if (!slot)
+		return NULL;
+	if (*slot)
+		return &v->locks[*slot - 1];
+	grown = realloc(v->locks, (v->nlocks + 1) * sizeof(*grown));
+	if (!grown)
+		return NULL;
+	v->locks = grown;
+	memset(&grown[v->nlocks], 0, sizeof(grown[v->nlocks]));
+	grown[v->nlocks].name = name;
+	grown[v->nlocks].flags = flags;
+	*slot = ++v->nlocks;
+	return &grown[v->nlocks - 1];
+}
+
+static int add_row(struct lock_view *v, struct htab *index, const struct lock_row_key *k,
+		   const struct lock_row_val *val)
+{
+	struct lock_entry *e = find_lock(v, index, k->name, k->flags);
+	struct lock_part *c, *s;
+
+	if (!e)
+		return -ENOMEM;
+	c = find_part(&e->callers, &e->ncallers, k->caller, 0);
+	s = find_part(&e->stacks, &e->nstacks, k->caller, k->stack_id);
+	if (!c || !s)
+		return -ENOMEM;
+	s->tgid = k->tgid;
+	if (v->keep_rows) {
+		if (grow_array((void **)&v->rows, &v->rows_cap, v->nrows + 1, sizeof(*v->rows)))
+			return -ENOMEM;
+		v->rows[v->nrows++] = (struct lock_view_row){ *k, *val };
+	}
+	lock_row_merge(&e->v, val);
+	lock_row_merge(&c->v, val);
+	lock_row_merge(&s->v, val);
+	lock_row_merge(&v->total, val);
+	return 0;
+}
+
+const char *lock_view__str(const struct lock_view *v, uint32_t id)
+{
+	if (id < v->p->nstrs)
+		return profile__str(v->p, id);
+	id -= v->p->nstrs;
+	return id < v->nxstrs ? v->xstrs[id] : "";
+}
+
+/* The id of a name: the profile's when it has the string, else the view's own. */
+static int intern(struct lock_view *v, const char *s, uint32_t *id)
+{
+	size_t i;
+
+	for (i = 0; i < v->p->nstrs; i++) {
+		if (!strcmp(v->p->strs[i], s)) {
+			*id = i;
+			return 0;
+		}
+	}
+	for (i = 0; i < v->nxstrs; i++) {
+		if (!strcmp(v->xstrs[i], s)) {
+			*id = v->p->nstrs + i;
+			return 0;
+		}
+	}
+	if (grow_array((void **)&v->xstrs, &v->xstrs_cap, v->nxstrs + 1, sizeof(char *)))
+		return -ENOMEM;
+	v->xstrs[v->nxstrs] = strdup(s);
+	if (!v->xstrs[v->nxstrs])
+		return -ENOMEM;
+	*id = v->p->nstrs + v->nxstrs++;
+	return 0;
+}
+
+double hold_con_pct(const struct lock_row_val *w, const struct hold_val *h)
+{
+	return h->has_hold && h->acquired ? 100.0 * w->count / h->acquired : NAN;
+}
+
+static void hold_merge(struct hold_val *dst, const struct hold_val *src)
+{
+	dst->has_hold = true;
+	dst->acquired += src->acquired;
+	dst->held += src->held;
+	dst->hold_ns += src->hold_ns;
+	if (src->hold_max_ns > dst->hold_max_ns)
+		dst->hold_max_ns = src->hold_max_ns;
+}
+
+/* Lock address -> name string id, from the contention rows and lock_names tables. */
+static int index_names(const struct profile *p, struct htab *names)
+{
+	const struct ptable *t = profile__table(p, "lock_names");
+	const struct lock_row_key *k;
+	const uint64_t *row;
+	int lc = ptable__col(t, "lock"), nc = ptable__col(t, "name");
+	size_t it = 0;
+	uint32_t *id;
+
+	while (htab_next(&p->rows, &it, (const void **)&k)) {
+		if (!(id = htab_get(names, &k->lock_addr, NULL)))
+			return -ENOMEM;
+		*id = k->name + 1;
+	}
+	for (it = 0; t && lc >= 0 && nc >= 0 && (row = htab_next(&t->rows, &it, NULL));) {
+		if (!(id = htab_get(names, &row[lc], NULL)))
+			return -ENOMEM;
+		if (!*id || profile__str(p, *id - 1)[0] == '0')	/* better than an address */
+			*id = row[nc] + 1;
+	}
+	return 0;
+}
+
+/* The flags the contention rows give the same lock, from the hold family's kind. */
+static uint32_t kind_flags(uint64_t kind)
+{
+	static const uint32_t flags[] = { 0, LCB_F_SPIN, LCB_F_MUTEX, LCB_F_READ, LCB_F_WRITE };
+
+	return kind < sizeof(flags) / sizeof(flags[0]) ? flags[kind] : 0;
+}
+
+struct hold_source {
+	const char *table;
+	const char *fixed_name;	/* every lock of the table has this name */
+	const char *kind_col;	/* the hold family's kind, or mmap_lock's "write" */
+};
+
+static const struct hold_source hold_sources[] = {
+	{ "mmap_lock", "mm_struct.mmap_lock", "write" },
+	{ "hold", NULL, "kind" },
+};
+
+static int hold_name(struct lock_view *v, const struct htab *names, uint64_t addr,
+		     const char *caller, uint32_t *id)
+{
+	const uint32_t *known = htab_find(names, &addr);
+	const struct ksym *sym = ksyms_find_data(&v->p->ksyms, addr);
+	char name[320], func[256];
+
+	if (known && *known) {
+		*id = *known - 1;
+		return 0;
+	}
+	if (sym && sym->addr == addr) {
+		snprintf(name, sizeof(name), "%s", sym->name);
+	} else if (caller[0] == '[') {	/* no caller to name it after: as the writer does */
+		snprintf(name, sizeof(name), "0x%" PRIx64, addr);
+	} else {
+		snprintf(func, sizeof(func), "%s", caller);
+		func[strcspn(func, "+")] = '\0';
+		snprintf(name, sizeof(name), "0x%" PRIx64 "@%s", addr, func);
+	}
+	return intern(v, name, id);
+}
+
+static size_t func_len(const char *s)
+{
+	return strcspn(s, "+");
+}
+
+/*
+ * The contention caller in the same function: the wait is seen at the
+ * call of the lock function, the acquisition at the tracepoint or the
+ * return, a few bytes apart in one caller.
+ */
+static struct lock_part *same_function(const struct lock_view *v, struct lock_entry *e, const char *caller)
+{
+	size_t i, n = func_len(caller);
+
+	for (i = 0; i < e->ncallers; i++) {
+		const char *c = lock_view__str(v, e->callers[i].caller);
+
+		if (func_len(c) == n && !strncmp(c, caller, n) && caller[0] != '[')
+			return &e->callers[i];
+	}
+	return NULL;
+}
+
+static int add_hold_row(struct lock_view *v, struct htab *index, const struct htab *names,
+			const struct hold_source *src, const struct ptable *t, const uint64_t *row,
+			const struct lock_filter *f)
+{
+	int lc = ptable__col(t, "lock"), sc = ptable__col(t, "stack"), kc = ptable__col(t, src->kind_col);
+	int ac = ptable__col(t, "acquired"), hc = ptable__col(t, "held");
+	int nc = ptable__col(t, "hold_ns"), mc = ptable__col(t, "hold_max_ns");
+	struct hold_val h = { .has_hold = true };
+	char caller[256];
+	uint32_t name, caller_id, flags;
+	struct lock_entry *e;
+	struct lock_part *c;
+	int err;
+
+	/* mmap_lock's own tracepoints already counted these acquisitions. */
+	if (!src->fixed_name && lc >= 0 && htab_find(&v->mmap_locks, &row[lc]))
+		return 0;
+	if (lc < 0 || sc < 0 || kc < 0 || ac < 0 || hc < 0 || nc < 0 || mc < 0)
+		return 0;	/* not the columns this lockstat knows */
+	flags = src->fixed_name ? (row[kc] ? LCB_F_WRITE : LCB_F_READ) : kind_flags(row[kc]);
+	profile__caller(v->p, (int32_t)row[sc], caller, sizeof(caller));
+	if (src->fixed_name)
+		err = intern(v, src->fixed_name, &name);
+	else
+		err = hold_name(v, names, row[lc], caller, &name);
+	if (!err)
+		err = intern(v, caller, &caller_id);
+	if (err)
+		return err;
+	if (!glob_ok(f->lock, lock_view__str(v, name)) || !glob_ok(f->caller, caller) ||
+	    (f->type && !lock_type_matches(f->type, flags)))
+		return 0;
+	h.acquired = row[ac];
+	h.held = row[hc];
+	h.hold_ns = row[nc];
+	h.hold_max_ns = row[mc];
+	e = find_lock(v, index, name, flags);
+	if (!e)
+		return -ENOMEM;
+	c = same_function(v, e, caller);
+	if (!c)
+		c = find_part(&e->callers, &e->ncallers, caller_id, 0);
+	if (!c)
+		return -ENOMEM;
+	hold_merge(&e->h, &h);
+	hold_merge(&c->h, &h);
+	hold_merge(&v->hold_total, &h);
+	v->has_hold = true;
+	return 0;
+}
+
+/* Per-task filters cannot apply to hold tables, which are per lock. */
+/* The locks the mmap_lock table covers: the hold family's rows for them would count twice. */
+static int index_mmap_locks(struct lock_view *v)
+{
+	const struct ptable *t = profile__table(v->p, "mmap_lock");
+	int lc = ptable__col(t, "lock");
+	const uint64_t *row;
+	size_t it = 0;
+
+	while (t && lc >= 0 && (row = htab_next(&t->rows, &it, NULL)))
+		if (!htab_get(&v->mmap_locks, &row[lc], NULL))
+			return -ENOMEM;
+	return 0;
+}
+
+static int add_holds(struct lock_view *v, struct htab *index, const struct lock_filter *f)
+{
+	struct htab names;
+	size_t i, it;
+	int err = 0;
+
+	if (f->pid >= 0 || f->comm || f->waits_only)
+		return 0;
+	htab_init(&names, sizeof(uint64_t), sizeof(uint32_t));
+	htab_init(&v->mmap_locks, sizeof(uint64_t), 1);
+	err = index_names(v->p, &names);
+	if (!err)
+		err = index_mmap_locks(v);
+	for (i = 0; !err && i < sizeof(hold_sources) / sizeof(hold_sources[0]); i++) {
+		const struct ptable *t = profile__table(v->p, hold_sources[i].table);
+		const uint64_t *row;
+
+		for (it = 0; !err && t && (row = htab_next(&t->rows, &it, NULL));)
+			err = add_hold_row(v, index, &names, &hold_sources[i], t, row, f);
+	}
+	htab_free(&names);
+	htab_free(&v->mmap_locks);
+	return err;
+}
+
+/*
+ * A name given by a family that knows the lock (the page cache's
+ * address_space.i_pages, ...) replaces the bare address the writer had to
+ * give a lock it could not name.
+ */
+static void named_row(const struct profile *p, const struct htab *given, const struct lock_row_key *k,
+		     struct lock_row_key *out)
+{
+	const uint32_t *id = htab_find(given, &k->lock_addr);
+
+	*out = *k;
+	if (id && profile__str(p, k->name)[0] == '0')
+		out->name = *id;
+}
+
+static int index_given_names(const struct profile *p, struct htab *given)
+{
+	const struct ptable *t = profile__table(p, "lock_names");
+	int lc = ptable__col(t, "lock"), nc = ptable__col(t, "name");
+	const uint64_t *row;
+	uint32_t *id;
+	size_t it = 0;
+
+	while (t && lc >= 0 && nc >= 0 && (row = htab_next(&t->rows, &it, NULL))) {
+		if (!(id = htab_get(given, &row[lc], NULL)))
+			return -ENOMEM;
+		*id = row[nc];
+	}
+	return 0;
+}
+
+/* --- user locks (the ulocks family) ------------------------------------------ */
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/*
+ * The C library's locking code: the frames between a futex wait or a
+ * lock uprobe and whoever took the lock. The whole library counts: its
+ * lock functions have many local helpers (__lll_lock_wait_private+0x50
+ * is __lll_lock_wait), and the names cover a static libc.
+ */
+static bool user_lock_frame(const char *func, const char *module)
+{
+	static const char *const prefixes[] = {
+		"__lll_", "lll_", "pthread_mutex_", "pthread_rwlock_", "pthread_spin_", "pthread_cond_",
+		"__pthread_", "___pthread_", "__futex", "futex_", "__GI_", "__condvar_",
+	};
+	const char *base = base_name(module);
+	size_t i;
+
+	if (!strncmp(base, "libc.so", 7) || !strncmp(base, "libc-", 5) || !strncmp(base, "libpthread", 10))
+		return true;
+	for (i = 0; func && i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(func, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+/* A user PC's function (the real one, outside its inlines), or NULL. */
+static const char *user_function(const struct profile *p, uint32_t tgid, uint64_t pc, const char **module)
+{
+	const struct usym_val *u = profile__usym(p, tgid, pc);
+	const struct mapping *m;
+
+	*module = "";
+	if (u && u->module)
+		*module = profile__str(p, u->module);
+	else if ((m = profile__mapping(p, tgid, pc)))
+		*module = profile__str(p, m->path);
+	if (!u || !u->nframes)
+		return NULL;
+	return profile__str(p, p->uframes[u->first + u->nframes - 1].function);
+}
+
+/* Who took a user lock: the first frame outside the C library's locking code. */
+static const char *user_caller(const struct profile *p, uint32_t tgid, int32_t stack_id, char *buf, size_t len)
+{
+	const struct stack *s = stack_id >= 0 ? profile__stack(p, stack_id) : NULL;
+	const char *func, *module, *last = NULL;
+	uint32_t i;
+
+	for (i = 0; s && i < s->nframes; i++) {
+		func = user_function(p, tgid, s->frames[i], &module);
+		if (user_lock_frame(func, module)) {
+			last = func ? func : last;
+			continue;
+		}
+		if (func)
+			snprintf(buf, len, "%s", func);
+		else
+			snprintf(buf, len, "[unknown] %s", *module ? base_name(module) : "[anon]");
+		return buf;
+	}
+	/* All of it is lock code (or no stack): the outermost lock function. */
+	snprintf(buf, len, "%s", last ? last : s ? "[unknown]" : "[no stack]");
+	return buf;
+}
+
+void lock_view__frame(const struct lock_view *v, const struct lock_part *s, uint64_t pc,
+		      char *buf, size_t len)
+{
+	const char *func, *module;
+
+	if (s->stack_id < 0 || (uint32_t)s->stack_id >> STACK_SPACE_SHIFT != STACK_TABLE_USER) {
+		ksyms_format(&v->p->ksyms, pc, buf, len);
+		return;
+	}
+	func = user_function(v->p, s->tgid, pc, &module);
+	if (func)
+		snprintf(buf, len, "%s (%s)", func, *module ? base_name(module) : "[anon]");
+	else
+		snprintf(buf, len, "0x%" PRIx64 " (%s)", pc, *module ? base_name(module) : "[anon]");
+}
+
+/* The key columns of the ulocks tables; false when a table lacks one. */
+struct ucols {
+	int lock, pid, kind, stack, name, comm;
+};
+
+static bool ucols_of(const struct ptable *t, struct ucols *c)
+{
+	c->lock = ptable__col(t, "lock");
+	c->pid = ptable__col(t, "pid");
+	c->kind = ptable__col(t, "kind");
+	c->stack = ptable__col(t, "stack");
+	c->name = ptable__col(t, "name");
+	c->comm = ptable__col(t, "comm");
+	return c->lock >= 0 && c->pid >= 0 && c->kind >= 0 && c->stack >= 0 && c->name >= 0 && c->comm >= 0;
+}
+
+/* What a row of a ulocks table says about its lock, its caller and its task. */
+struct urow {
+	uint64_t lock;
+	uint32_t tgid;
+	uint32_t flags;
+	int32_t stack_id;
+	const char *name;	/* the variable, "" on the heap */
+	const char *comm;
+	char caller[256];
+};
+
+static void urow_of(const struct profile *p, const struct ucols *c, const uint64_t *row, struct urow *r)
+{
+	r->lock = row[c->lock];
+	r->tgid = row[c->pid];
+	r->flags = LOCK_F_USER | (uint32_t)row[c->kind];
+	r->stack_id = (int32_t)row[c->stack];
+	r->name = profile__str(p, row[c->name]);
+	r->comm = profile__str(p, row[c->comm]);
+	user_caller(p, r->tgid, r->stack_id, r->caller, sizeof(r->caller));
+}
+
+/*
+ * Event waits (condition variables, other futexes) are no lock: they show
+ * only when --type names their type.
+ */
+static bool urow_matches(const struct urow *r, const char *name, const struct lock_filter *f)
+{
+	if (lock_type_is_wait(r->flags) && (!f->type || !strcmp(f->type, "u")))
+		return false;
+	if (f->type && !lock_type_matches(f->type, r->flags))
+		return false;
+	if (!glob_ok(f->lock, name) || !glob_ok(f->caller, r->caller) || !glob_ok(f->comm, r->comm))
+		return false;
+	return f->pid < 0 || (uint32_t)f->pid == r->tgid;
+}
+
+/* A lock on the heap: named by its address and its busiest caller's function. */
+struct uname {
+	uint32_t caller;	/* view string id */
+	uint64_t weight;
+};
+
+static int note_caller(struct lock_view *v, struct htab *heap, const struct urow *r, uint64_t weight)
+{
+	struct uname *n;
+	uint32_t id;
+	int inserted, err;
+
+	if (r->name[0])
+		return 0;
+	err = intern(v, r->caller, &id);
+	n = err ? NULL : htab_get(heap, &r->lock, &inserted);
+	if (!n)
+		return -ENOMEM;
+	if (inserted || weight > n->weight ||
+	    (weight == n->weight && strcmp(r->caller, lock_view__str(v, n->caller)) < 0)) {
+		n->caller = id;
+		n->weight = weight;
+	}
+	return 0;
+}
+
+static int heap_names(struct lock_view *v, struct htab *heap)
+{
+	static const char *const tables[] = { "ulocks", "ulocks.holds" };
+	static const char *const weights[] = { "contended", "acquired" };
+	const struct ptable *t;
+	const uint64_t *row;
+	struct ucols c;
+	struct urow r;
+	size_t i, it;
+	int wc, err = 0;
+
+	for (i = 0; i < 2 && !err; i++) {
+		t = profile__table(v->p, tables[i]);
+		wc = ptable__col(t, weights[i]);
+		if (!t || wc < 0 || !ucols_of(t, &c))
+			continue;
+		for (it = 0; !err && (row = htab_next(&t->rows, &it, NULL));) {
+			urow_of(v->p, &c, row, &r);
+			err = note_caller(v, heap, &r, row[wc]);
+		}
+	}
+	return err;
+}
+
+static int urow_name(struct lock_view *v, const struct htab *heap, const struct urow *r, uint32_t *id)
+{
+	const struct uname *n;
+	char name[320];
+
+	if (r->name[0])
+		return intern(v, r->name, id);
+	n = htab_find(heap, &r->lock);
+	snprintf(name, sizeof(name), "0x%" PRIx64 "@%s", r->lock, n ? lock_view__str(v, n->caller) : "?");
+	return intern(v, name, id);
+}
+
+/* A row of the "ulocks" table: contended acquisitions and their waits. */
+static int add_user_wait(struct lock_view *v, struct htab *index, const struct htab *heap,
+			 const struct ptable *t, const struct ucols *c, const uint64_t *row,
+			 const struct lock_filter *f)
+{
+	int nc = ptable__col(t, "contended"), wc = ptable__col(t, "wait_ns");
+	int lo = ptable__col(t, "wait_min_ns"), hi = ptable__col(t, "wait_max_ns");
+	int h0 = ptable__col(t, "hist_0"), i;
+	struct lock_row_val val = { 0 };
+	struct lock_row_key k = { 0 };
+	struct urow r;
+	int err;
+
+	if (nc < 0 || wc < 0 || lo < 0 || hi < 0)
+		return 0;
+	urow_of(v->p, c, row, &r);
+	err = urow_name(v, heap, &r, &k.name);
+	if (!err)
+		err = intern(v, r.caller, &k.caller);
+	if (err || !urow_matches(&r, lock_view__str(v, k.name), f))
+		return err;
+	k.lock_addr = r.lock;
+	k.stack_id = r.stack_id;
+	k.flags = r.flags;
+	k.tgid = r.tgid;
+	k.comm = (uint32_t)row[c->comm];
+	val.count = row[nc];
+	val.total_ns = row[wc];
+	val.min_ns = row[lo];
+	val.max_ns = row[hi];
+	for (i = 0; h0 >= 0 && i < LS_HIST_SLOTS && h0 + i < (int)t->ncols; i++)
+		val.hist[i] = row[h0 + i];
+	return add_row(v, index, &k, &val);
+}
+
+/* A row of the "ulocks.holds" table (uprobes): acquisitions and holds. */
+static int add_user_hold(struct lock_view *v, struct htab *index, const struct htab *heap,
+			 const struct ptable *t, const struct ucols *c, const uint64_t *row,
+			 const struct lock_filter *f)
+{
+	int ac = ptable__col(t, "acquired"), hc = ptable__col(t, "held");
+	int nc = ptable__col(t, "hold_ns"), mc = ptable__col(t, "hold_max_ns");
+	struct hold_val h = { .has_hold = true };
+	uint32_t name, caller_id;
+	struct lock_entry *e;
+	struct lock_part *p;
+	struct urow r;
+	int err;
+
+	if (ac < 0 || hc < 0 || nc < 0 || mc < 0)
+		return 0;
+	urow_of(v->p, c, row, &r);
+	err = urow_name(v, heap, &r, &name);
+	if (!err)
+		err = intern(v, r.caller, &caller_id);
+	if (err || !urow_matches(&r, lock_view__str(v, name), f))
+		return err;
+	h.acquired = row[ac];
+	h.held = row[hc];
+	h.hold_ns = row[nc];
+	h.hold_max_ns = row[mc];
+	e = find_lock(v, index, name, r.flags);
+	if (!e)
+		return -ENOMEM;
+	p = same_function(v, e, r.caller);
+	if (!p)
+		p = find_part(&e->callers, &e->ncallers, caller_id, 0);
+	if (!p)
+		return -ENOMEM;
+	hold_merge(&e->h, &h);
+	hold_merge(&p->h, &h);
+	hold_merge(&v->hold_total, &h);
+	v->has_hold = true;
+	return 0;
+}
+
+typedef int (*urow_fn)(struct lock_view *v, struct htab *index, const struct htab *heap,
+		       const struct ptable *t, const struct ucols *c, const uint64_t *row,
+		       const struct lock_filter *f);
+
+static int add_utable(struct lock_view *v, struct htab *index, const struct htab *heap,
+		      const char *table, urow_fn add, const struct lock_filter *f)
+{
+	const struct ptable *t = profile__table(v->p, table);
+	const uint64_t *row;
+	struct ucols c;
+	size_t it = 0;
+	int err = 0;
+
+	if (!t || !ucols_of(t, &c))
+		return 0;
+	while (!err && (row = htab_next(&t->rows, &it, NULL)))
+		err = add(v, index, heap, t, &c, row, f);
+	return err;
+}
+
+/*
+ * User locks join the kernel's in one table, told apart by their u:
+ * types: waits from the futex tracepoints, acquisitions and holds from
+ * the uprobes, matched by name and type like the kernel's hold rows.
+ */
+static int add_user_locks(struct lock_view *v, struct htab *index, const struct lock_filter *f)
+{
+	struct htab heap;
+	int err;
+
+	htab_init(&heap, sizeof(uint64_t), sizeof(struct uname));
+	err = heap_names(v, &heap);
+	if (!err)
+		err = add_utable(v, index, &heap, "ulocks", add_user_wait, f);
+	if (!err && !f->waits_only)
+		err = add_utable(v, index, &heap, "ulocks.holds", add_user_hold, f);
+	htab_free(&heap);
+	return err;
+}
+
+static int build(struct lock_view *v, const struct profile *p, const struct lock_filter *f, bool keep_rows)
+{
+	const struct lock_row_key *k;
+	const struct lock_row_val *val;
+	struct lock_row_key named;
+	struct htab index, given;
+	size_t it = 0;
+	int err;
+
+	memset(v, 0, sizeof(*v));
+	v->p = p;
+	v->keep_rows = keep_rows;
+	htab_init(&index, sizeof(uint64_t), sizeof(size_t));
+	htab_init(&given, sizeof(uint64_t), sizeof(uint32_t));
+	err = index_given_names(p, &given);
+	while (!err && (val = htab_next(&p->rows, &it, (const void **)&k))) {
+		named_row(p, &given, k, &named);
+		if (row_matches(p, &named, f))
+			err = add_row(v, &index, &named, val);
+	}
+	if (!err)
+		err = add_holds(v, &index, f);
+	if (!err)
+		err = add_user_locks(v, &index, f);
+	htab_free(&given);
+	htab_free(&index);
+	if (err)
+		lock_view__free(v);
+	return err;
+}
+
+int lock_view__build(struct lock_view *v, const struct profile *p, const struct lock_filter *f)
+{
+	return build(v, p, f, false);
+}
+
+int lock_view__build_rows(struct lock_view *v, const struct profile *p, const struct lock_filter *f)
+{
+	return build(v, p, f, true);
+}
+
+static enum lock_sort sort_key;
+static const struct lock_view *sort_view;
+
+static int cmp_val(const struct lock_row_val *a, const struct lock_row_val *b)
+{
+	uint64_t x, y;
+
+	switch (sort_key) {
+	case SORT_CONTENDED:
+		x = a->count; y = b->count; break;
+	case SORT_WAIT_MAX:
+		x = a->max_ns; y = b->max_ns; break;
+	case SORT_WAIT_AVG:
+		x = row_avg(a); y = row_avg(b); break;
+	case SORT_WAIT_MIN:
+		x = a->min_ns; y = b->min_ns; break;
+	default:
+		x = a->total_ns; y = b->total_ns; break;
+	}
+	return x == y ? 0 : (x > y ? -1 : 1);	/* largest first */
+}
+
+static int cmp_part(const void *a, const void *b)
+{
+	const struct lock_part *x = a, *y = b;
+	int c = cmp_val(&x->v, &y->v);
+
+	return c ? c : strcmp(lock_view__str(sort_view, x->caller), lock_view__str(sort_view, y->caller));
+}
+
+static int cmp_lock(const void *a, const void *b)
+{
+	const struct lock_entry *x = a, *y = b;
+	int c = sort_key == SORT_NAME ? 0 : cmp_val(&x->v, &y->v);
+
+	if (!c)
+		c = strcmp(lock_view__str(sort_view, x->name), lock_view__str(sort_view, y->name));
+	return c ? c : (x->flags > y->flags) - (x->flags < y->flags);
+}
+
+/* Locks by the key; callers and stacks within a lock by the same key. */
+void lock_view__sort(struct lock_view *v, enum lock_sort key)
+{
+	size_t i;
+
+	if (!v->nlocks)
+		return;
+	sort_key = key;
+	sort_view = v;
+	qsort(v->locks, v->nlocks, sizeof(*v->locks), cmp_lock);
+	for (i = 0; i < v->nlocks; i++) {	/* a lock known from hold tables only has no stacks */
+		if (v->locks[i].ncallers)
+			qsort(v->locks[i].callers, v->locks[i].ncallers, sizeof(struct lock_part), cmp_part);
+		if (v->locks[i].nstacks)
+			qsort(v->locks[i].stacks, v->locks[i].nstacks, sizeof(struct lock_part), cmp_part);
+	}
+}
+
+void lock_view__free(struct lock_view *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->nlocks; i++) {
+		free(v->locks[i].callers);
+		free(v->locks[i].stacks);
+	}
+	free(v->locks);
+	free(v->rows);
+	for (i = 0; i < v->nxstrs; i++)
+		free(v->xstrs[i]);
+	free(v->xstrs);
+	memset(v, 0, sizeof(*v));
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef __LOCKSTAT_VIEW_LOCKS_H
+#define __LOCKSTAT_VIEW_LOCKS_H
+
+#include "format/profile.h"
+
+/*
+ * The locks view (lockmeter / Solaris lockstat): profile rows grouped per
+ * lock (name x type), each with its callers and stacks. report builds it
+ * today; top and diff will build the same thing.
+ */
+struct lock_filter {
+	const char *lock;	/* fnmatch(3) patterns, NULL = any */
+	const char *caller;
+	const char *type;	/* lock_type_matches() */
+	const char *comm;
+	long pid;		/* -1 = any; matches tgid or tid */
+	bool waits_only;	/* no hold tables (top shows no hold columns) */
+};
+
+/*
+ * Acquisitions and hold times, lockmeter's other half: from the tables of
+ * the mmap_lock family (always), of the hold family (--hold) and of the
+ * ulocks family's uprobes (user locks, -e ulocks,uprobes). Zero
+ * acquisitions with has_hold false means "not measured", never "none".
+ */
+struct hold_val {
+	bool has_hold;
+	uint64_t acquired;
+	uint64_t held;		/* releases matched to an acquisition */
+	uint64_t hold_ns;
+	uint64_t hold_max_ns;
+};
+
+struct lock_part {		/* a caller or a stack of one lock */
+	uint32_t caller;	/* string id: lock_view__str() */
+	int32_t stack_id;
+	uint32_t tgid;		/* whose user stack it is (user locks) */
+	struct lock_row_val v;
+	struct hold_val h;
+};
+
+struct lock_entry {
+	uint32_t name;		/* string id: lock_view__str() */
+	uint32_t flags;
+	struct lock_row_val v;
+	struct hold_val h;
+	struct lock_part *callers;
+	size_t ncallers;
+	struct lock_part *stacks;
+	size_t nstacks;
+};
+
+enum lock_sort {
+	SORT_WAIT_TOTAL,
+	SORT_CONTENDED,
+	SORT_WAIT_MAX,
+	SORT_WAIT_AVG,
+	SORT_WAIT_MIN,
+	SORT_NAME,
+};
+
+/*
+ * A row as the view adds it (lock_view__build_rows): the profile's kernel
+ * rows and the user locks' waits, under the view's names, for an export
+ * that writes each stack with exactly the view's totals.
+ */
+struct lock_view_row {
+	struct lock_row_key k;	/* name and caller: lock_view__str(); comm: profile__str() */
+	struct lock_row_val v;
+};
+
+struct lock_view {
+	const struct profile *p;
+	struct lock_entry *locks;
+	size_t nlocks;
+	struct lock_row_val total;
+	struct hold_val hold_total;
+	bool has_hold;		/* some lock has hold data */
+	struct htab mmap_locks;	/* while building: addresses the mmap_lock table covers */
+	char **xstrs;		/* names made by the view: ids from p->nstrs on */
+	size_t nxstrs;
+	size_t xstrs_cap;
+	bool keep_rows;
+	struct lock_view_row *rows;	/* with keep_rows: every row added to total */
+	size_t nrows, rows_cap;
+};
+
+int lock_sort_parse(const char *s, enum lock_sort *key);
+int lock_view__build(struct lock_view *v, const struct profile *p, const struct lock_filter *f);
+/* The same, keeping every row in v->rows: they add up to v->total. */
+int lock_view__build_rows(struct lock_view *v, const struct profile *p, const struct lock_filter *f);
+void lock_view__sort(struct lock_view *v, enum lock_sort key);
+void lock_view__free(struct lock_view *v);
+/* A lock or caller name of the view: the profile's strings, then its own. */
+const char *lock_view__str(const struct lock_view *v, uint32_t id);
+/* One frame of a part's stack: a kernel symbol, or a user function and its file. */
+void lock_view__frame(const struct lock_view *v, const struct lock_part *s, uint64_t pc,
+		      char *buf, size_t len);
+/* Contended / acquired in percent, NAN when acquisitions were not measured. */
+double hold_con_pct(const struct lock_row_val *w, const struct hold_val *h);
+
+/* Approximate quantile q in [0,1] from the log2 histogram, within [min, max]. */
+uint64_t hist_quantile(const struct lock_row_val *v, double q);
+uint64_t row_avg(const struct lock_row_val *v);
+
+#endif
