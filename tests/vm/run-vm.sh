@@ -15,19 +15,27 @@
 #   LOCKSTAT_VM_CACHE=DIR where the kernel is kept (/var/cache/lockstat-vm)
 #   LOCKSTAT_VM_KERNEL=F  boot this bzImage instead of fetching one
 #   LOCKSTAT_VM_TIMEOUT=S the whole VM run, boot included (default 600)
+#   LOCKSTAT_VM_SILENCE=S a guest that prints nothing for S s hangs (default 90;
+#                         its user space says it is alive every 10 s)
 #   LOCKSTAT_VM_TEST_TIMEOUT=S  each guest test (default 120)
 #   LOCKSTAT_VM_SMP=N     guest CPUs (default 3)
 #
-# Prints the TAP lines, then "vm: N passed, N failed, N skipped" (test
-# scripts, as the host tier counts them). Exit 0: all passed; 1: a test
-# failed or the VM never reported; 77: skipped, with "SKIP: vm: reason"
-# (no QEMU, no kernel package, no network and nothing cached).
+# Prints the TAP lines and the tests' comments as the guest runs them
+# (with the guest's uptime at each test's start), then "vm: N passed, N
+# failed, N skipped" (test scripts, as the host tier counts them). A guest
+# that hangs (silent, or past the timeout) leaves its vCPUs' registers and
+# stacks, symbolized with the guest's kallsyms, in $work/hang.txt and
+# on stdout, beside the console log and its lockup detectors' reports.
+# Exit 0: all passed; 1: a test failed or the VM never reported; 77:
+# skipped, with "SKIP: vm: reason" (no QEMU, no kernel package, no
+# network and nothing cached).
 set -u -o pipefail
 dir=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$dir/../.." && pwd)
 build=${LOCKSTAT_BUILD:-$root/build}
 cache=${LOCKSTAT_VM_CACHE:-/var/cache/lockstat-vm}
 vm_timeout=${LOCKSTAT_VM_TIMEOUT:-600}
+silence=${LOCKSTAT_VM_SILENCE:-90}
 test_timeout=${LOCKSTAT_VM_TEST_TIMEOUT:-120}
 meta=linux-image-cloud-amd64
 
@@ -139,6 +147,8 @@ t_kernel=$(since "$t_begin")
 # guest tests and /init. The tree is usr-merged, as Debian 12 is.
 work=$build/vm
 log=$work/console.log
+syslog=$work/ttyS1.log		# the guest's symbols (init's syms)
+ksyms=$work/kallsyms-$(basename "$kernel")	# its text symbols, once per kernel
 mkdir -p "$work" || die "cannot create $work"
 exec 8>"$work/.lock" && flock 8	# one VM per build directory at a time
 rm -rf "$work/root" "$work/initramfs.cpio.gz"
@@ -172,6 +182,7 @@ done || die "copying the shared libraries failed"
 	printf "TESTS='%s'\n" "$(sed "s/'/'\\\\''/g" <<<"${TESTS:-}")"
 	echo "TEST_TIMEOUT=$test_timeout"
 	echo "SHELL_AFTER=$shell"
+	[ -s "$ksyms" ] && echo DUMP_KALLSYMS=0 || echo DUMP_KALLSYMS=1
 } >"$r/etc/lkvm.conf"
 (cd "$r" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1 >"$work/initramfs.cpio.gz" ||
 	die "building the initramfs failed"
@@ -187,37 +198,105 @@ echo "# vm: kernel $kernel_desc; initramfs ${size} MiB; console log $log"
 # (pending) one: with 2 CPUs that takes a rare hand-over race, so the
 # guest gets 3 and the tests 3 threads, which queue all the time.
 # tsc=reliable: else the TSC watchdog falls back to the HPET, slow under TCG.
-# panic=-1 with -no-reboot: a panic ends QEMU at once.
-qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max,-hypervisor -smp "${LOCKSTAT_VM_SMP:-3}" -m 1G
+# panic=-1 with -no-reboot: a panic ends QEMU at once; panic_on_oops
+# makes an oops one. The lockup detectors (soft: 20 s, hard: NMI), RCU's
+# stall warnings and hung_task report a hang on the console, with all
+# CPUs' backtraces; nokaslr keeps the kallsyms of an earlier boot right
+# for vcpu-stacks.sh, which reads the vCPUs through the gdb stub (on a pair of
+# FIFOs of this build's, not TCP port 1234: other VMs may run beside this
+# one, and bash speaks no unix sockets).
+# thread=multi (MTTCG): one host thread per vCPU; LOCKSTAT_VM_ACCEL
+# overrides it (tcg,thread=single: one host thread takes turns).
+accel=${LOCKSTAT_VM_ACCEL:-tcg,thread=multi}
+gdbpipe=$work/gdb
+rm -f "$gdbpipe.in" "$gdbpipe.out" && mkfifo "$gdbpipe.in" "$gdbpipe.out" || die "mkfifo $gdbpipe.in failed"
+append="console=ttyS0 quiet panic=-1 tsc=reliable nokaslr rdinit=/init"
+append+=" panic_on_oops=1 nmi_watchdog=1 softlockup_all_cpu_backtrace=1 hardlockup_all_cpu_backtrace=1"
+append+=" hung_task_timeout_secs=60 sysrq_always_enabled"
+append+=" LOCKSTAT_VM_HOLD_KPROBE=${LOCKSTAT_VM_HOLD_KPROBE:-0}"
+qemu=(qemu-system-x86_64 -accel "$accel" -cpu max,-hypervisor -smp "${LOCKSTAT_VM_SMP:-3}" -m 1G
 	-nographic -no-reboot -nic none -kernel "$kernel" -initrd "$work/initramfs.cpio.gz"
-	-append "console=ttyS0 quiet panic=-1 tsc=reliable rdinit=/init LOCKSTAT_VM_HOLD_KPROBE=${LOCKSTAT_VM_HOLD_KPROBE:-0}")
+	-chardev "pipe,id=gdb,path=$gdbpipe" -gdb chardev:gdb
+	-serial mon:stdio -serial "file:$syslog" -append "$append")
+
+# guest_syms SECTION: the last complete section of that name on ttyS1.
+guest_syms() {
+	awk -v b="LKVM-SYMS $1 begin" -v e="LKVM-SYMS $1 end" '{ sub(/\r$/, "") }
+		$0 == b { n = 0; on = 1; next } $0 == e { on = 0; m = n; for (i = 1; i <= n; i++) keep[i] = cur[i]; next }
+		on { cur[++n] = $0 } END { for (i = 1; i <= m; i++) print keep[i] }' "$syslog" 2>/dev/null
+}
+
+# The guest's lines as they come: TAP lines, the tests' comments, and
+# each test's start with the guest's uptime.
+stream_log() {
+	tail -n +1 -F --pid="$1" "$log" 2>/dev/null | sed -u -n -e 's/\r//g' \
+		-e 's/^.*LKVM: \(ok - \|not ok - \|SKIP: \)/\1/p' \
+		-e 's/^.*LKVM: run \(.*\)/# vm: run \1/p' \
+		-e 's/^.*LKVM-OUT [^:]*: \(# \)/\1/p'
+}
+
+# hung WHY: the evidence of a hang, on stdout and in hang.txt, then QEMU ends.
+hung() {
+	hang_why=$1
+	{
+		echo "# vm: the guest hangs: $1; its vCPUs (tests/vm/vcpu-stacks.sh):"
+		{ cat "$ksyms" 2>/dev/null; guest_syms bpf; } >"$work/syms.txt"
+		"$dir/vcpu-stacks.sh" "$gdbpipe" "$work/syms.txt" 2>&1
+	} | tee "$work/hang.txt"
+	kill "$qpid" 2>/dev/null
+	sleep 2
+	kill -9 "$qpid" 2>/dev/null
+}
+
+# watch_vm: wait for QEMU; a guest silent for $silence s, or still running
+# after $vm_timeout s, hangs (its user space prints every 10 s). rc 124.
+watch_vm() {
+	local size last=0 quiet_since start=$SECONDS
+	quiet_since=$SECONDS
+	t_boot=
+	while kill -0 "$qpid" 2>/dev/null; do
+		[ -z "$t_boot" ] && grep -q 'LKVM: start' "$log" && t_boot=$(since "$t0")
+		size=$(stat -c %s "$log" 2>/dev/null || echo 0)
+		[ "$size" != "$last" ] && last=$size quiet_since=$SECONDS
+		if [ $((SECONDS - start)) -ge "$vm_timeout" ]; then
+			hung "still running after $vm_timeout s"
+			hang_rc=124
+		elif [ -n "$t_boot" ] && [ $((SECONDS - quiet_since)) -ge "$silence" ]; then
+			hung "silent for $silence s"
+			hang_rc=124
+		fi
+		sleep 0.5
+	done
+}
+
 t0=$(now)
+hang_rc= hang_why=
 if [ "$shell" = 1 ]; then
 	"${qemu[@]}" | tee "$log"
 	rc=$?
 else
-	timeout -k 10 "$vm_timeout" "${qemu[@]}" </dev/null >"$log" 2>&1 &
+	rm -f "$work/hang.txt"
+	"${qemu[@]}" </dev/null >"$log" 2>&1 &
 	qpid=$!
-	t_boot=
-	while kill -0 "$qpid" 2>/dev/null; do
-		[ -z "$t_boot" ] && grep -q 'LKVM: start' "$log" && t_boot=$(since "$t0")
-		sleep 0.2
-	done
+	stream_log "$qpid" &
+	spid=$!
+	watch_vm
 	wait "$qpid"
-	rc=$?
+	rc=${hang_rc:-$?}
+	wait "$spid"
 fi
 t_vm=$(since "$t0")
+[ -s "$ksyms" ] || { guest_syms kernel >"$ksyms.tmp" && [ -s "$ksyms.tmp" ] && mv "$ksyms.tmp" "$ksyms"; rm -f "$ksyms.tmp"; }
 if [ "$keep" = 1 ]; then
 	echo "# vm: kept $r and $work/initramfs.cpio.gz"
 else
 	rm -rf "$r" "$work/initramfs.cpio.gz"
 fi
 
-# Results: the guest's TAP lines; a failed test's own output as comments.
+# Results: a failed test's own output as comments (the TAP lines went by).
 # CRs and SeaBIOS's terminal resets out, for a log that reads as text.
 sed -e 's/\r//g' -e 's/\x1bc//g' -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' "$log" >"$log.tmp" && mv "$log.tmp" "$log"
 done_line=$(sed -n 's/^.*LKVM: \(done [0-9]* passed [0-9]* failed [0-9]* skipped\).*/\1/p' "$log" | tail -n 1)
-sed -n 's/^.*LKVM: \(ok - \|not ok - \|SKIP: \)/\1/p' "$log"
 for t in $(sed -n 's/^.*LKVM: not ok - \([^:]*\):.*/\1/p' "$log" | sort -u); do
 	sed -n "s|^.*LKVM-OUT $t: |#   |p" "$log"
 done
@@ -226,14 +305,16 @@ fail=$(grep -c 'LKVM: result [^ ]* fail$' "$log")
 skip=$(grep -c 'LKVM: result [^ ]* skip$' "$log")
 if [ -z "$done_line" ]; then
 	fail=$((fail + 1))
-	running=$(sed -n 's/^.*LKVM: run //p' "$log" | tail -n 1)
+	running=$(sed -n 's/^.*LKVM: run \([^ ,]*\).*/\1/p' "$log" | tail -n 1)
 	if [ -n "$running" ] && ! grep -q "LKVM: result $running " "$log"; then
 		running=" while $running ran"
 	else
 		running=
 	fi
-	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
-		why="timed out after $vm_timeout s$running"
+	if [ "$rc" = 124 ]; then
+		why="hung$running ($hang_why$(
+			grep -m 1 -o -E 'soft lockup.*|hard LOCKUP.*|rcu_sched self-detected stall.*|rcu: INFO: rcu_preempt detected stalls.*' "$log" |
+			sed 's/^/; the kernel: /'); vCPUs in $work/hang.txt)"
 	elif grep -q 'Kernel panic' "$log"; then
 		why="the kernel panicked$running: $(grep -m 1 -o 'Kernel panic.*' "$log")"
 	elif ! grep -q 'LKVM: start' "$log"; then
