@@ -88,7 +88,7 @@ struct hold_lost {
 	__u64 release_unseen;		/* a hold dropped: its release was never seen */
 	__u64 pending_full;		/* a hold not tracked: slots or map full */
 	__u64 rows_full;
-	__u64 nested;			/* a lock taken while our program ran (interrupt) */
+	__u64 nested;			/* a lock taken while one of our programs ran on its CPU */
 };
 
 #endif

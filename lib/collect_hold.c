@@ -326,6 +326,8 @@ static int hold_open(struct collector *c, const struct features *f, void **privp
 		select_kprobe(h);
 	err = reuse_target_maps(c, h->skel->maps.targets, h->skel->maps.targets_gen);
 	if (!err)
+		err = reuse_guard(c, h->skel->maps.guard);
+	if (!err)
 		err = hold_bpf__load(h->skel);
 	if (err) {
 		say_why(h, f, err, true, st->why, sizeof(st->why));

@@ -45,6 +45,7 @@ struct collector {
 	size_t tables_cap;
 	int stats_fd;		/* BPF_ENABLE_STATS, or -1 */
 	struct targets_bpf *targets;
+	int guard_fd;		/* bpf/guard.bpf.h's map, shared; -1 until asked for */
 	/* locks */
 	struct contention_bpf *cont;
 	bool cont_btf;
@@ -83,6 +84,8 @@ struct bpf_map *collector_targets_map(const struct collector *c);
 struct bpf_map *collector_targets_gen_map(const struct collector *c);
 /* Point a family's copy of the target maps at the targets object's. */
 int reuse_target_maps(struct collector *c, struct bpf_map *targets, struct bpf_map *gen);
+/* Point a family's "guard" (bpf/guard.bpf.h) at the one all families share. */
+int reuse_guard(struct collector *c, struct bpf_map *guard);
 void *grow_rows(void *rows, size_t *cap, size_t n, size_t size);
 uint64_t monotonic_ns(void);
 /* Children of the workload that could not be followed. */
