@@ -4,11 +4,10 @@
  * avg/max and UTIL): a hold starts when the lock function returns with
  * the lock and ends when its release function is entered.
  *
- * fentry mode: one fexit program per lock function (a trampoline serves
- * one function) and one fentry program per release function. kprobe
- * mode: three programs attached to every function, told apart by their
- * cookie; the kretprobe does not see the arguments, so the kprobe at
- * entry remembers the lock for it.
+ * One fexit program per lock function (a trampoline serves one function)
+ * and one fentry program per release function. Not kprobes: a kretprobe
+ * on the lock functions runs from the return trampoline with the lock
+ * taken, and crashed test guests (lib/collect_hold.c refuses them).
  *
  * Spinlocks are held by a CPU and released on it: a few per-CPU slots,
  * no hash and so no lock of our own on their path. Mutexes and rwsems
@@ -33,28 +32,20 @@
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /*
- * Frames of ours atop a stack: in fentry mode the program and its
- * trampoline (and, at downgrade_write's entry, the function itself); a
- * kprobe's stack starts from the probed registers. Skipping them leaves
- * the short stack to the callers, and an unwind that cannot get past the
- * trampoline (it happens in interrupts) empty rather than naming us.
+ * Frames of ours atop a stack: the program and its trampoline (and, at
+ * downgrade_write's entry, the function itself). Skipping them leaves the
+ * short stack to the callers, and an unwind that cannot get past the
+ * trampoline empty rather than naming us.
  */
-const volatile __u32 stack_skip;
+#define STACK_SKIP	2
 
 #define SPIN_SLOTS	8	/* spinlocks one CPU holds at once (power of 2) */
-#define ENTER_DEPTH	4	/* spin lock calls nested by interrupts (power of 2) */
 #define STALE_NS	1000000000ULL	/* a spinlock "held" this long was released unseen */
 
 struct spin_held {
 	__u64 lock_addr;	/* 0: free */
 	__u64 since_ns;
 	struct hold_row_key row;
-};
-
-/* kprobe mode: a spin lock call between its entry and return */
-struct spin_entering {
-	__u64 lock_addr;
-	__u64 cookie;
 };
 
 struct sleep_key {
@@ -70,8 +61,7 @@ struct sleep_held {
 
 struct cpu_state {
 	__u32 nheld;		/* used slots in held[] */
-	__u32 nentering;	/* may exceed ENTER_DEPTH: the extra ones are not kept */
-	struct spin_entering entering[ENTER_DEPTH];
+	__u32 pad;
 	struct spin_held held[SPIN_SLOTS];
 	struct sleep_held scratch;	/* a new row key or sleeping hold */
 };
@@ -96,14 +86,6 @@ struct {
 	__type(value, struct sleep_held);
 	__uint(max_entries, 16384);
 } sleep_holds SEC(".maps");
-
-/* kprobe mode: the sleeping lock a task is inside of, by tid */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__type(key, __u32);
-	__type(value, struct spin_entering);
-	__uint(max_entries, 8192);
-} sleep_entering SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -156,11 +138,10 @@ static __always_inline bool in_interrupt(void)
 
 /*
  * This CPU's state, with the shared guard set in *g; NULL when the event
- * is skipped: an interrupt's, or one of our programs already runs here.
- * count: a skip of the latter kind is a loss, unless it is our own map's
- * lock (once per event: kprobe mode enters at the call and at the return).
+ * is skipped: an interrupt's, or one of our programs already runs here
+ * (a loss, unless it is our own map's lock).
  */
-static __always_inline struct cpu_state *enter(__u32 **g, bool count)
+static __always_inline struct cpu_state *enter(__u32 **g)
 {
 	__u32 zero = 0, held;
 	struct cpu_state *s;
@@ -170,7 +151,7 @@ static __always_inline struct cpu_state *enter(__u32 **g, bool count)
 		return NULL;
 	*g = guard_enter(&held);
 	if (!*g) {
-		if (count && held == GUARD_PROG && (l = lost()))
+		if (held == GUARD_PROG && (l = lost()))
 			l->nested++;
 		return NULL;
 	}
@@ -345,9 +326,9 @@ static __always_inline int on_acquired(void *ctx, __u64 lock, __u32 kind, bool o
 	struct cpu_state *s;
 	__u32 tid, *g;
 
-	if (!lock || !wanted(&tid) || !(s = enter(&g, true)))
+	if (!lock || !wanted(&tid) || !(s = enter(&g)))
 		return 0;
-	acquired(ctx, s, lock, kind, ok, tid, stack_skip);
+	acquired(ctx, s, lock, kind, ok, tid, STACK_SKIP);
 	guard_leave(g);
 	return 0;
 }
@@ -389,7 +370,7 @@ static __always_inline int on_sleep_release(__u64 lock)
 	struct hold_lost *l;
 	__u32 *g;
 
-	if (!lock || !wanted(&sk.tid) || !enter(&g, true))
+	if (!lock || !wanted(&sk.tid) || !enter(&g))
 		return 0;
 	h = bpf_map_lookup_elem(&sleep_holds, &sk);
 	if (h) {
@@ -413,14 +394,14 @@ static __always_inline int on_downgrade(void *ctx, __u64 lock)
 	struct cpu_state *s;
 	__u32 *g;
 
-	if (!lock || !wanted(&sk.tid) || !(s = enter(&g, true)))
+	if (!lock || !wanted(&sk.tid) || !(s = enter(&g)))
 		return 0;
 	h = bpf_map_lookup_elem(&sleep_holds, &sk);
 	if (h) {
 		account_hold(&h->row, bpf_ktime_get_ns() - h->since_ns);
 		own_delete(&sleep_holds, &sk);
 	}
-	acquired(ctx, s, lock, HOLD_RWSEM_READ, true, sk.tid, stack_skip + 1);
+	acquired(ctx, s, lock, HOLD_RWSEM_READ, true, sk.tid, STACK_SKIP + 1);
 	guard_leave(g);
 	return 0;
 }
@@ -435,8 +416,7 @@ static __always_inline int on_release(void *ctx, __u64 lock, __u32 kind)
 }
 
 /*
- * fentry mode: one program per function, its name the function's with a
- * prefix. The return value is read only where it means something: the
+ * One program per function, its name the function's with a prefix. The return value is read only where it means something: the
  * verifier refuses a read of a void function's.
  */
 #define FEXIT_LOCK(fn, kind, how, release)				\
@@ -456,86 +436,3 @@ int BPF_PROG(fe_##fn, void *lock)					\
 
 HOLD_LOCK_FUNCS(FEXIT_LOCK)
 HOLD_UNLOCK_FUNCS(FENTRY_UNLOCK)
-
-/* kprobe mode: the lock a call is for, kept until it returns. */
-static __always_inline void remember_entry(struct cpu_state *s, __u64 lock, __u64 cookie, __u32 tid)
-{
-	struct spin_entering e = { .lock_addr = lock, .cookie = cookie };
-	struct hold_lost *l;
-	__u32 n;
-
-	if (HOLD_COOKIE_KIND(cookie) != HOLD_SPIN) {
-		if (own_update(&sleep_entering, &tid, &e, BPF_ANY) && (l = lost()))
-			l->pending_full++;
-		return;
-	}
-	n = s->nentering++;
-	barrier_var(n);
-	if (n < ENTER_DEPTH)
-		s->entering[n & (ENTER_DEPTH - 1)] = e;
-}
-
-/* The lock of the call returning now, or 0; spin calls return in LIFO order. */
-static __always_inline __u64 recall_entry(struct cpu_state *s, __u64 cookie, __u32 tid)
-{
-	struct spin_entering *e;
-	__u64 lock;
-	__u32 n;
-
-	if (HOLD_COOKIE_KIND(cookie) != HOLD_SPIN) {
-		e = bpf_map_lookup_elem(&sleep_entering, &tid);
-		if (!e || e->cookie != cookie)
-			return 0;
-		lock = e->lock_addr;
-		own_delete(&sleep_entering, &tid);
-		return lock;
-	}
-	if (!s->nentering)
-		return 0;
-	n = --s->nentering;
-	barrier_var(n);
-	if (n >= ENTER_DEPTH)
-		return 0;
-	e = &s->entering[n & (ENTER_DEPTH - 1)];
-	if (e->cookie != cookie) {	/* out of step: start again */
-		s->nentering = 0;
-		return 0;
-	}
-	return e->lock_addr;
-}
-
-SEC("kprobe")
-int BPF_KPROBE(kp_lock, void *lock)
-{
-	struct cpu_state *s;
-	__u32 tid, *g;
-
-	if (!lock || !wanted(&tid) || !(s = enter(&g, false)))
-		return 0;
-	remember_entry(s, (__u64)lock, bpf_get_attach_cookie(ctx), tid);
-	guard_leave(g);
-	return 0;
-}
-
-SEC("kretprobe")
-int BPF_KRETPROBE(kp_lock_ret, long ret)
-{
-	__u64 cookie = bpf_get_attach_cookie(ctx), lock;
-	struct cpu_state *s;
-	__u32 tid, *g;
-
-	if (!wanted(&tid) || !(s = enter(&g, true)))
-		return 0;
-	lock = recall_entry(s, cookie, tid);
-	if (lock)
-		acquired(ctx, s, lock, HOLD_COOKIE_KIND(cookie),
-			 succeeded(HOLD_COOKIE_HOW(cookie), ret), tid, stack_skip);
-	guard_leave(g);
-	return 0;
-}
-
-SEC("kprobe")
-int BPF_KPROBE(kp_unlock, void *lock)
-{
-	return on_release(ctx, (__u64)lock, HOLD_COOKIE_KIND(bpf_get_attach_cookie(ctx)));
-}

@@ -51,11 +51,11 @@ static void family_row(struct out_table *t, const char *family, const char *mode
 	out_table__row_end(t);
 }
 
-/* The function probes of fd and hold: which mode --attach want leads to. */
-static const char *function_mode(const struct features *f, enum attach_mode want, bool kprobe_in_auto)
+/* The function probes of fd: which mode --attach want leads to. */
+static const char *function_mode(const struct features *f, enum attach_mode want)
 {
 	bool fe = f->r[FEAT_FENTRY].ok && want != ATTACH_KPROBE;
-	bool kp = f->r[FEAT_KPROBE].ok && (want == ATTACH_KPROBE || (want != ATTACH_FENTRY && kprobe_in_auto));
+	bool kp = f->r[FEAT_KPROBE].ok && want != ATTACH_FENTRY;
 
 	return fe ? "fentry" : kp ? "kprobe" : NULL;
 }
@@ -67,7 +67,8 @@ static const char *function_mode(const struct features *f, enum attach_mode want
 static void print_other_families(struct out_table *t, const struct features *f, enum attach_mode want)
 {
 	const struct feature_result *mm = &f->r[FEAT_TP_MMAP_LOCK], *sc = &f->r[FEAT_TP_SYSCALLS];
-	const char *fget = function_mode(f, want, true), *hold = function_mode(f, want, false);
+	const char *fget = function_mode(f, want);
+	bool hold = f->r[FEAT_FENTRY].ok && want != ATTACH_KPROBE;
 	char why[400];
 
 	family_row(t, "mmap_lock", mm->ok && tp_btf_nargs("mmap_lock_start_locking") >= 0 ? "tp_btf" : "none",
@@ -81,10 +82,8 @@ static void print_other_families(struct out_table *t, const struct features *f, 
 		   f->r[FEAT_TP_FILEMAP].ok ? (f->r[FEAT_TP_READAHEAD].ok ? "filemap and readahead events" :
 					       "filemap events (no readahead tracepoints)") :
 		   f->r[FEAT_TP_FILEMAP].detail);
-	snprintf(why, sizeof(why), "%s", hold ? "lock and unlock functions (record --hold)" :
-		 f->r[FEAT_KPROBE].ok ? "needs fentry; kprobes only with --attach=kprobe" :
-		 "needs fentry (or kprobes with --attach=kprobe): neither here");
-	family_row(t, "hold", hold ? hold : "none", why);
+	family_row(t, "hold", hold ? "fentry" : "none", hold ? "lock and unlock functions (record --hold)" :
+		   "needs fentry (kprobes on the lock functions are refused)");
 	family_row(t, "ulocks", sc->ok ? "tracepoints" : "none",
 		   sc->ok ? "futex syscalls: user lock waits (record -e ulocks)" : sc->detail);
 	family_row(t, "uprobes", f->r[FEAT_UPROBE].ok ? "uprobe" : "none",
