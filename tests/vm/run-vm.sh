@@ -17,7 +17,7 @@
 #   LOCKSTAT_VM_TIMEOUT=S the whole VM run, boot included (default 600)
 #   LOCKSTAT_VM_SILENCE=S a guest that prints nothing for S s hangs (default 90;
 #                         its user space says it is alive every 10 s)
-#   LOCKSTAT_VM_TEST_TIMEOUT=S  each guest test (default 120)
+#   LOCKSTAT_VM_TEST_TIMEOUT=S  each guest test (default 300)
 #   LOCKSTAT_VM_SMP=N     guest CPUs (default 3)
 #
 # Prints the TAP lines and the tests' comments as the guest runs them
@@ -36,7 +36,7 @@ build=${LOCKSTAT_BUILD:-$root/build}
 cache=${LOCKSTAT_VM_CACHE:-/var/cache/lockstat-vm}
 vm_timeout=${LOCKSTAT_VM_TIMEOUT:-600}
 silence=${LOCKSTAT_VM_SILENCE:-90}
-test_timeout=${LOCKSTAT_VM_TEST_TIMEOUT:-120}
+test_timeout=${LOCKSTAT_VM_TEST_TIMEOUT:-300}
 meta=linux-image-cloud-amd64
 
 keep=0 shell=0
@@ -213,7 +213,6 @@ rm -f "$gdbpipe.in" "$gdbpipe.out" && mkfifo "$gdbpipe.in" "$gdbpipe.out" || die
 append="console=ttyS0 quiet panic=-1 tsc=reliable nokaslr rdinit=/init"
 append+=" panic_on_oops=1 nmi_watchdog=1 softlockup_all_cpu_backtrace=1 hardlockup_all_cpu_backtrace=1"
 append+=" hung_task_timeout_secs=60 sysrq_always_enabled"
-append+=" LOCKSTAT_VM_HOLD_KPROBE=${LOCKSTAT_VM_HOLD_KPROBE:-0}"
 qemu=(qemu-system-x86_64 -accel "$accel" -cpu max,-hypervisor -smp "${LOCKSTAT_VM_SMP:-3}" -m 1G
 	-nographic -no-reboot -nic none -kernel "$kernel" -initrd "$work/initramfs.cpio.gz"
 	-chardev "pipe,id=gdb,path=$gdbpipe" -gdb chardev:gdb
@@ -275,7 +274,7 @@ if [ "$shell" = 1 ]; then
 	"${qemu[@]}" | tee "$log"
 	rc=$?
 else
-	rm -f "$work/hang.txt"
+	rm -f "$work/hang.txt" "$log" "$syslog"	# no earlier run's lines for watch_vm
 	"${qemu[@]}" </dev/null >"$log" 2>&1 &
 	qpid=$!
 	stream_log "$qpid" &
