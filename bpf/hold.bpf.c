@@ -5,19 +5,20 @@
  * the lock and ends when its release function is entered.
  *
  * One fexit program per lock function (a trampoline serves one function)
- * and one fentry program per release function. Not kprobes: a kretprobe
- * on the lock functions runs from the return trampoline with the lock
- * taken, and crashed test guests (lib/collect_hold.c refuses them).
+ * and one fentry program per release function. Not kprobes: on these
+ * functions they crashed and hung test guests (lib/collect_hold.c
+ * refuses them).
  *
  * Spinlocks are held by a CPU and released on it: a few per-CPU slots,
- * no hash and so no lock of our own on their path. Mutexes and rwsems
+ * no hash and so no lock of our own on their path (but for a row's
+ * first acquisition). Mutexes and rwsems
  * are held by a task, which may sleep and move: a hash on (lock, tid).
  *
  * The hash maps take raw spinlocks, which are themselves probed here,
  * and so do the other families' maps: every program runs under the mark
  * all our objects share (guard.bpf.h), and a lock event that comes while
- * it is set (a map's bucket lock, or an NMI) is skipped, so that no hold
- * is half-seen, no map is re-entered and no program of ours waits for a
+ * it is set (a map's bucket lock) is skipped, so that no hold is
+ * half-seen, no map is re-entered and no program of ours waits for a
  * lock inside another. Interrupts are skipped too: their locks are not
  * the interrupted task's, and a program there would lengthen every
  * critical section of the kernel with interrupts off.
