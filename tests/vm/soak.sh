@@ -3,7 +3,9 @@
 # The VM tier again and again, to show it deterministic (or catch it
 # failing): N consecutive runs of tests/vm/run-vm.sh, optionally with the
 # host's CPUs kept busy by stress-ng, each run's time and result and the
-# host's load average, a failing run's console log and vCPU stacks kept.
+# host's load average, a failing run's console log and vCPU stacks kept;
+# before the runs, tests/vm/hang-evidence.sh (a hang is caught, with its
+# evidence).
 #
 # Usage: soak.sh [-n RUNS] [-s RUNS_UNDER_STRESS] [-o DIR]
 #   -n RUNS   runs in all (default 30)
@@ -45,6 +47,11 @@ stop_stress() {
 trap stop_stress EXIT
 
 load1() { cut -d' ' -f1 /proc/loadavg; }
+# First, that a hang would be caught with its evidence.
+LOCKSTAT_BUILD=$build "$dir/hang-evidence.sh" >"$out/hang-evidence.txt" 2>&1
+rc=$?
+tail -n 1 "$out/hang-evidence.txt" | sed 's/^/soak: /'
+[ "$rc" = 0 ] || [ "$rc" = 77 ] || { grep '^not ok' "$out/hang-evidence.txt"; exit 1; }
 fail=0
 : >"$out/times"
 for i in $(seq 1 "$runs"); do
