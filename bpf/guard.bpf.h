@@ -13,7 +13,9 @@
  * object's "guard" at one map (bpf_map__reuse_fd), as it does "targets".
  *
  * Strictly LIFO per CPU (an interrupt returns before what it interrupted
- * resumes), so a plain load and store suffice.
+ * resumes), so a plain load and store suffice. On a preemptible kernel an
+ * fentry program may be preempted (it only keeps its CPU): until it runs
+ * again, the events of that CPU are skipped and counted, none mixed up.
  */
 #define GUARD_FREE	0
 #define GUARD_PROG	1	/* a program of ours runs here */
