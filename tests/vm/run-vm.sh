@@ -67,11 +67,13 @@ build=$(cd "$build" 2>/dev/null && pwd) || die "no build directory ${LOCKSTAT_BU
 [ -x "$build/lockstat" ] || die "$build/lockstat is not built (make)"
 ls "$build"/workloads/* >/dev/null 2>&1 || die "$build/workloads is empty (make workloads)"
 
-# QEMU, a static busybox and cpio: install them when missing.
+# QEMU, a static busybox, cpio and gdb: install them when missing.
 have_tools() {
 	command -v qemu-system-x86_64 && command -v busybox && command -v cpio &&
 		command -v gzip && command -v ldd
 } >/dev/null 2>&1
+# gdb only reads a hung guest's vCPUs (vcpu-stacks.sh says when it is missing).
+command -v gdb >/dev/null 2>&1 || "$root/contrib/install-deps.sh" --vm >/dev/null 2>&1
 if ! have_tools; then
 	"$root/contrib/install-deps.sh" --vm >/dev/null 2>&1
 	have_tools || skip "qemu-system-x86_64, busybox or cpio missing and not installable (contrib/install-deps.sh --vm as root)"
