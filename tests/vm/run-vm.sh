@@ -19,6 +19,9 @@
 #                         its user space says it is alive every 10 s)
 #   LOCKSTAT_VM_TEST_TIMEOUT=S  each guest test (default 300)
 #   LOCKSTAT_VM_SMP=N     guest CPUs (default 3)
+#   LOCKSTAT_VM_TSC_KHZ=K the guest's TSC rate (default: the host's, from its
+#                         kernel log); a guest clock off the host's fails
+#   LOCKSTAT_VM_ACCEL=A   QEMU's -accel (default tcg,thread=multi)
 #
 # Prints the TAP lines and the tests' comments as the guest runs them
 # (with the guest's uptime at each test's start), then "vm: N passed, N
@@ -200,6 +203,12 @@ echo "# vm: kernel $kernel_desc; initramfs ${size} MiB; console log $log"
 # (pending) one: with 2 CPUs that takes a rare hand-over race, so the
 # guest gets 3 and the tests 3 threads, which queue all the time.
 # tsc=reliable: else the TSC watchdog falls back to the HPET, slow under TCG.
+# tsc_early_khz: under TCG the guest's TSC ticks at the host's rate, and
+# the guest's own calibration at boot (PIT, then HPET) can be off by a
+# factor of several on a busy host; then it also rejects the refined
+# value (more than 1% away) and the guest's clock runs fast or slow for
+# the whole run: every timeout and workload duration with it. The host's
+# rate, from the host kernel's log, is exact.
 # no_timer_check: on a busy host the boot's check of the timer interrupt
 # through the IO-APIC can time out and panic ("IO-APIC + timer doesn't
 # work!"); the timer works, the emulation was only slow.
@@ -215,7 +224,15 @@ echo "# vm: kernel $kernel_desc; initramfs ${size} MiB; console log $log"
 accel=${LOCKSTAT_VM_ACCEL:-tcg,thread=multi}
 gdbpipe=$work/gdb
 rm -f "$gdbpipe.in" "$gdbpipe.out" && mkfifo "$gdbpipe.in" "$gdbpipe.out" || die "mkfifo $gdbpipe.in failed"
-append="console=ttyS0 quiet panic=-1 tsc=reliable no_timer_check nokaslr rdinit=/init"
+# The host's TSC rate in kHz, as its kernel measured it; empty if unknown.
+host_tsc_khz() {
+	{ dmesg 2>/dev/null || journalctl -k -b -q 2>/dev/null; } | sed -n \
+		-e 's/.*tsc: Refined TSC clocksource calibration: \([0-9]*\)\.\([0-9]\{3\}\) MHz.*/R \1\2/p' \
+		-e 's/.*tsc: Detected \([0-9]*\)\.\([0-9]\{3\}\) MHz processor.*/D \1\2/p' |
+		sort -s -k1,1r | awk 'NR == 1 { print $2 }'
+}
+tsc_khz=${LOCKSTAT_VM_TSC_KHZ:-$(host_tsc_khz)}
+append="console=ttyS0 quiet panic=-1 tsc=reliable${tsc_khz:+ tsc_early_khz=$tsc_khz} no_timer_check nokaslr rdinit=/init"
 append+=" panic_on_oops=1 nmi_watchdog=1 softlockup_all_cpu_backtrace=1 hardlockup_all_cpu_backtrace=1"
 append+=" hung_task_timeout_secs=60 sysrq_always_enabled"
 qemu=(qemu-system-x86_64 -accel "$accel" -cpu max,-hypervisor -smp "${LOCKSTAT_VM_SMP:-3}" -m 1G
@@ -257,9 +274,10 @@ hung() {
 watch_vm() {
 	local size last=0 quiet_since start=$SECONDS
 	quiet_since=$SECONDS
-	t_boot=
+	t_boot= h_start= h_done=
 	while kill -0 "$qpid" 2>/dev/null; do
-		[ -z "$t_boot" ] && grep -q 'LKVM: start' "$log" && t_boot=$(since "$t0")
+		[ -z "$t_boot" ] && grep -q 'LKVM: start' "$log" && t_boot=$(since "$t0") h_start=$(now)
+		[ -z "$h_done" ] && grep -q 'LKVM: done' "$log" && h_done=$(now)
 		size=$(stat -c %s "$log" 2>/dev/null || echo 0)
 		[ "$size" != "$last" ] && last=$size quiet_since=$SECONDS
 		if [ $((SECONDS - start)) -ge "$vm_timeout" ]; then
@@ -290,6 +308,9 @@ else
 	wait "$spid"
 fi
 t_vm=$(since "$t0")
+clock_rate=$(awk -v hs="${h_start:-}" -v hd="${h_done:-}" '
+	/LKVM: start / { sub(/.*, up /, ""); gs = $1 + 0 } /LKVM: done / { sub(/.*, up /, ""); gd = $1 + 0 }
+	END { if (hs != "" && hd != "" && hd - hs >= 20) printf "%.2f", (gd - gs) / (hd - hs) }' "$log")
 [ -s "$ksyms" ] || { guest_syms kernel >"$ksyms.tmp" && [ -s "$ksyms.tmp" ] && mv "$ksyms.tmp" "$ksyms"; rm -f "$ksyms.tmp"; }
 if [ "$keep" = 1 ]; then
 	echo "# vm: kept $r and $work/initramfs.cpio.gz"
@@ -335,6 +356,13 @@ elif [ "$done_line" != "done $pass passed $fail failed $skip skipped" ]; then
 	fail=$((fail + 1))
 	echo "not ok - vm: the guest says \"$done_line\", its result lines $pass passed $fail failed $skip skipped"
 fi
-echo "# vm: kernel ${t_kernel} s, initramfs ${t_initrd} s, boot ${t_boot:-?} s, VM ${t_vm} s, total $(since "$t_begin") s; log: $log"
+# Timeouts and workload durations follow the guest's clock: it must keep
+# to the host's (the rate is measured over the tests, to the 0.5 s of the
+# host's polling; t0110 alone lasts a minute).
+if [ -n "$clock_rate" ] && awk -v r="$clock_rate" 'BEGIN { exit !(r < 0.75 || r > 1.33) }'; then
+	fail=$((fail + 1))
+	echo "not ok - vm: the guest's clock ran ${clock_rate}x the host's (tsc_early_khz=${tsc_khz:-unknown}; see its LKVM: clock line)"
+fi
+echo "# vm: kernel ${t_kernel} s, initramfs ${t_initrd} s, boot ${t_boot:-?} s, VM ${t_vm} s, guest clock ${clock_rate:-?}x (TSC ${tsc_khz:-?} kHz), total $(since "$t_begin") s; log: $log"
 echo "vm: $pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]
