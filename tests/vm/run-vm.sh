@@ -262,7 +262,7 @@ hung() {
 	{
 		echo "# vm: the guest hangs: $1; its vCPUs (tests/vm/vcpu-stacks.sh):"
 		{ cat "$ksyms" 2>/dev/null; guest_syms bpf; } >"$work/syms.txt"
-		"$dir/vcpu-stacks.sh" "$gdbpipe" "$work/syms.txt" 2>&1
+		VCPU_STACKS_RAW=$work/hang.raw "$dir/vcpu-stacks.sh" "$gdbpipe" "$work/syms.txt" 2>&1
 	} | tee "$work/hang.txt"
 	kill "$qpid" 2>/dev/null
 	sleep 2
@@ -297,7 +297,7 @@ if [ "$shell" = 1 ]; then
 	"${qemu[@]}" | tee "$log"
 	rc=$?
 else
-	rm -f "$work/hang.txt" "$log" "$syslog"	# no earlier run's lines for watch_vm
+	rm -f "$work/hang.txt" "$work/hang.raw" "$log" "$syslog"	# no earlier run's lines for watch_vm
 	"${qemu[@]}" </dev/null >"$log" 2>&1 &
 	qpid=$!
 	stream_log "$qpid" &

@@ -17,22 +17,26 @@ syms=${2:-}
 words=${LOCKSTAT_VM_STACK_WORDS:-128}
 
 command -v gdb >/dev/null || { echo "# vcpu-stacks: no gdb here (apt-get install gdb)"; exit 1; }
-# Per vCPU: its registers, then its stack up to the top (kernel stacks
-# are 16 KiB and aligned: the guard page beyond would end the read).
+# Per vCPU: its registers and the instruction there, then its stack, a
+# page at a time up to 16 KiB (a task's stack; an interrupt or exception
+# stack may be shorter, and a read past its end fails alone). Each its own
+# "thread apply": gdb drops a thread's whole output when a command fails.
 script=$(mktemp)
 trap 'rm -f "$script"' EXIT
 cat >"$script" <<GDB
-define vcpu
-	info registers rip rsp eflags
-	set \$n = ((unsigned long)\$rsp | 0x3fff) + 1 - (unsigned long)\$rsp
-	set \$n = \$n / 8 > $words ? $words : \$n / 8
-	eval "x/%dgx \$rsp", \$n
+define stackpage
+	set \$p = ((unsigned long)\$rsp & ~0xfffUL) + \$arg0 * 4096
+	set \$s = \$arg0 == 0 ? (unsigned long)\$rsp : \$p
+	eval "x/%dgx %lu", (\$p + 4096 - \$s) / 8, \$s
 end
 GDB
 raw=$(timeout 60 gdb -batch -nx -ex 'set pagination off' -ex 'set confirm off' \
-	-ex "target remote | cat '$pipe.out' & exec cat >'$pipe.in'" \
-	-ex "source $script" -ex 'thread apply all -c vcpu' -ex detach 2>&1) ||
+	-ex "target remote | cat '$pipe.out' & exec cat >'$pipe.in'" -ex "source $script" \
+	-ex 'thread apply all -c info registers rip rsp eflags' -ex 'thread apply all -c x/2i $rip' \
+	-ex 'thread apply all -c stackpage 0' -ex 'thread apply all -c stackpage 1' \
+	-ex 'thread apply all -c stackpage 2' -ex 'thread apply all -c stackpage 3' -ex detach 2>&1) ||
 	{ echo "# vcpu-stacks: gdb failed:"; tail -n 5 <<<"$raw" | sed 's/^/#   /'; exit 1; }
+[ -n "${VCPU_STACKS_RAW:-}" ] && printf '%s\n' "$raw" >"$VCPU_STACKS_RAW"
 
 # The addresses on stdin, as "ADDR name+0xoff" where SYMS has them.
 # Sixteen hex digits compare as strings; offsets use the low 32 bits,
@@ -56,12 +60,17 @@ symbolize() {
 	{ printf "%s %s+0x%x\n", $3, s, lo($1) - lo(sa) }'
 }
 
-# Per thread (= vCPU): its registers, then its stack's kernel addresses.
+# Per thread (= vCPU), in the order gdb first names them: its registers,
+# the instruction at rip, then its stack's kernel addresses.
 parsed=$(awk '
-/^Thread [0-9]+ \(.*\):$/ { sub(/^Thread [0-9]+ \(Thread [0-9.]+ \(/, ""); sub(/\)+:$/, ""); print "cpu", $0; next }
-/^(rip|rsp|eflags) / { print "reg", $1, $2, $3, $4, $5, $6, $7, $8; next }
-/^0x[0-9a-f]+:/ { for (i = 2; i <= NF; i++) if ($i ~ /^0xffffffff[89a-f][0-9a-f]+$/) print "addr", $i }
-/^Cannot access memory/ { print "note", $0 }
+function cpu_of(line) { sub(/^Thread [0-9]+ \(Thread [0-9.]+ \(/, "", line); sub(/\)+:$/, "", line); return line }
+/^Thread [0-9]+ \(.*\):$/ { c = cpu_of($0); if (!(c in seen)) { seen[c] = 1; order[++n] = c }; next }
+c == "" { next }
+/^(rip|rsp|eflags) / { out[c] = out[c] "reg " $1 " " $2 " " $3 " " $4 " " $5 " " $6 " " $7 " " $8 "\n"; next }
+/^=> / { sub(/^=> /, ""); out[c] = out[c] "insn " $0 "\n"; next }
+/^0x[0-9a-f]+:/ { for (i = 2; i <= NF; i++) if ($i ~ /^0xffffffff[89a-f][0-9a-f]+$/) out[c] = out[c] "addr " $i "\n"; next }
+/^Cannot access memory/ { out[c] = out[c] "note " $0 "\n" }
+END { for (i = 1; i <= n; i++) printf "cpu %s\n%s", order[i], out[order[i]] }
 ' <<<"$raw")
 declare -A name
 while read -r a n; do
@@ -71,7 +80,8 @@ while read -r kind a rest; do
 	case $kind in
 	cpu) echo "# vCPU $a $rest" ;;
 	reg) if [ "$a" = rip ]; then echo "#   rip ${name[${rest%% *}]:-$rest}"; else echo "#   $a $rest"; fi ;;
-	addr) [ "${name[$a]:-$a}" != "$a" ] && echo "#     ? ${name[$a]#* }" ;;
-	note) echo "#   $a $rest" ;;
+	insn) echo "#   at rip: $a $rest" ;;
+	addr) [ "${name[$a]:-$a}" != "$a" ] && echo "#     ? ${name[$a]}" ;;
+	note) echo "#   (stack: $a $rest)" ;;
 	esac
 done <<<"$parsed"
