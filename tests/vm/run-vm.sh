@@ -256,13 +256,18 @@ stream_log() {
 		-e 's/^.*LKVM-OUT [^:]*: \(# \)/\1/p'
 }
 
+# The functions record --hold patches (bpf/hold.h): their ftrace sites as
+# memory has them go with a hang's evidence.
+hold_funcs='^(_raw_spin_(try)?lock(_irq|_irqsave|_bh)?|_raw_spin_unlock(_irq|_irqrestore|_bh)?|mutex_(lock|lock_interruptible|lock_killable|trylock|unlock)|down_(read|write)(_interruptible|_killable|_trylock)?|up_(read|write)|downgrade_write)$'
+
 # hung WHY: the evidence of a hang, on stdout and in hang.txt, then QEMU ends.
 hung() {
 	hang_why=$1
 	{
 		echo "# vm: the guest hangs: $1; its vCPUs (tests/vm/vcpu-stacks.sh):"
 		{ cat "$ksyms" 2>/dev/null; guest_syms bpf; } >"$work/syms.txt"
-		VCPU_STACKS_RAW=$work/hang.raw "$dir/vcpu-stacks.sh" "$gdbpipe" "$work/syms.txt" 2>&1
+		VCPU_STACKS_RAW=$work/hang.raw VCPU_STACKS_PEEK="$hold_funcs" \
+			"$dir/vcpu-stacks.sh" "$gdbpipe" "$work/syms.txt" 2>&1
 	} | tee "$work/hang.txt"
 	kill "$qpid" 2>/dev/null
 	sleep 2

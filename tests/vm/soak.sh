@@ -76,7 +76,7 @@ for i in $(seq 1 "$runs"); do
 		echo "soak: run $i: FAILED (exit $rc), $t s, load $l0 -> $l1$busy ($summary); logs in $out/fail-$i"
 		mkdir -p "$out/fail-$i"
 		cp "$out/run.txt" "$build/vm/console.log" "$out/fail-$i/" 2>/dev/null
-		cp "$build/vm/hang.txt" "$out/fail-$i/" 2>/dev/null
+		cp "$build/vm/hang.txt" "$build/vm/hang.raw" "$out/fail-$i/" 2>/dev/null
 		grep -E '^not ok|hung|panicked' "$out/run.txt" | head -n 5 | sed 's/^/#   /'
 	fi
 done

@@ -11,6 +11,9 @@
 #         FIFOs PIPE.in and PIPE.out)
 #   SYMS  "address type name" lines as /proc/kallsyms has them (the guest
 #         boots with nokaslr); without it the addresses stay raw
+# Environment: VCPU_STACKS_PEEK=REGEX: also the first 5 bytes of the text
+# of each function whose name matches (an ftrace site: a 5-byte nop, a
+# call, or an int3 while the kernel patches it), as memory has them.
 set -u -o pipefail
 pipe=$1
 syms=${2:-}
@@ -21,6 +24,12 @@ command -v gdb >/dev/null || { echo "# vcpu-stacks: no gdb here (apt-get install
 # page at a time up to 16 KiB (a task's stack; an interrupt or exception
 # stack may be shorter, and a read past its end fails alone). Each its own
 # "thread apply": gdb drops a thread's whole output when a command fails.
+peek=()
+if [ -n "${VCPU_STACKS_PEEK:-}" ] && [ -s "$syms" ]; then
+	while read -r a n; do
+		peek+=(-ex "echo text $n:\\n" -ex "x/5xb 0x$a")
+	done < <(awk -v re="$VCPU_STACKS_PEEK" '$2 ~ /^[tT]$/ && $3 ~ re { print $1, $3 }' "$syms")
+fi
 script=$(mktemp)
 trap 'rm -f "$script"' EXIT
 cat >"$script" <<GDB
@@ -34,7 +43,7 @@ raw=$(timeout 60 gdb -batch -nx -ex 'set pagination off' -ex 'set confirm off' \
 	-ex "target remote | cat '$pipe.out' & exec cat >'$pipe.in'" -ex "source $script" \
 	-ex 'thread apply all -c info registers rip rsp eflags' -ex 'thread apply all -c x/2i $rip' \
 	-ex 'thread apply all -c stackpage 0' -ex 'thread apply all -c stackpage 1' \
-	-ex 'thread apply all -c stackpage 2' -ex 'thread apply all -c stackpage 3' -ex detach 2>&1) ||
+	-ex 'thread apply all -c stackpage 2' -ex 'thread apply all -c stackpage 3' "${peek[@]}" -ex detach 2>&1) ||
 	{ echo "# vcpu-stacks: gdb failed:"; tail -n 5 <<<"$raw" | sed 's/^/#   /'; exit 1; }
 [ -n "${VCPU_STACKS_RAW:-}" ] && printf '%s\n' "$raw" >"$VCPU_STACKS_RAW"
 
@@ -65,12 +74,14 @@ symbolize() {
 parsed=$(awk '
 function cpu_of(line) { sub(/^Thread [0-9]+ \(Thread [0-9.]+ \(/, "", line); sub(/\)+:$/, "", line); return line }
 /^Thread [0-9]+ \(.*\):$/ { c = cpu_of($0); if (!(c in seen)) { seen[c] = 1; order[++n] = c }; next }
+/^text [^ ]+:$/ { t = $2; next }
+/^0x[0-9a-f]+:/ && t != "" { $1 = ""; text = text "text " t $0 "\n"; t = ""; next }
 c == "" { next }
 /^(rip|rsp|eflags) / { out[c] = out[c] "reg " $1 " " $2 " " $3 " " $4 " " $5 " " $6 " " $7 " " $8 "\n"; next }
 /^=> / { sub(/^=> /, ""); out[c] = out[c] "insn " $0 "\n"; next }
 /^0x[0-9a-f]+:/ { for (i = 2; i <= NF; i++) if ($i ~ /^0xffffffff[89a-f][0-9a-f]+$/) out[c] = out[c] "addr " $i "\n"; next }
 /^Cannot access memory/ { out[c] = out[c] "note " $0 "\n" }
-END { for (i = 1; i <= n; i++) printf "cpu %s\n%s", order[i], out[order[i]] }
+END { for (i = 1; i <= n; i++) printf "cpu %s\n%s", order[i], out[order[i]]; printf "%s", text }
 ' <<<"$raw")
 declare -A name
 while read -r a n; do
@@ -83,5 +94,6 @@ while read -r kind a rest; do
 	insn) echo "#   at rip: $a $rest" ;;
 	addr) [ "${name[$a]:-$a}" != "$a" ] && echo "#     ? ${name[$a]}" ;;
 	note) echo "#   (stack: $a $rest)" ;;
+	text) echo "# text of $a $rest" ;;
 	esac
 done <<<"$parsed"
