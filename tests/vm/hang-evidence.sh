@@ -35,6 +35,17 @@ check "kernel instruction pointers are symbolized" grep -Eq '^#   rip [a-z_][a-z
 check "so are the stacks' return addresses" grep -Eq '^#     \? [a-z_][a-z0-9_.]*\+0x[0-9a-f]+$' "$hang"
 [ "$fail" = 0 ] || { echo "$out" | tail -n 30 | sed 's/^/# /'; sed 's/^/# hang.txt: /' "$hang" 2>/dev/null | head -n 40; }
 
+# The text-patching trap gets one more run, and only one: a pattern that
+# every hang's evidence matches makes the forced hang look like it.
+out=$(LOCKSTAT_VM_TRAP_PATTERN='^# vCPU' LOCKSTAT_VM_SILENCE=2 TESTS=t0110 "$dir/run-vm.sh" 2>&1)
+rc=$?
+check "a trap-like hang in t0110-hold runs the tier once more, saying so" \
+	grep -q "that is the TCG text-patching trap.*running the tier once more" <<<"$out"
+check "and a second hang fails it ($rc), saying it ran twice" \
+	sh -c '[ "$1" = 1 ] && grep -q "^vm: 0 passed, 1 failed, 0 skipped (run twice" <<EOF
+$2
+EOF' - "$rc" "$out"
+
 khz=$(sed -n 's/^# vm: .*(TSC \([0-9][0-9]*\) kHz).*/\1/p' <<<"$out")
 if [ -n "$khz" ]; then
 	out=$(LOCKSTAT_VM_TSC_KHZ=$((2 * khz)) TESTS=t0100 "$dir/run-vm.sh" 2>&1)

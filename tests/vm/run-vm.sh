@@ -22,6 +22,9 @@
 #   LOCKSTAT_VM_TSC_KHZ=K the guest's TSC rate (default: the host's, from its
 #                         kernel log); a guest clock off the host's fails
 #   LOCKSTAT_VM_ACCEL=A   QEMU's -accel (default tcg,thread=multi)
+#   LOCKSTAT_VM_TRAP_PATTERN=RE  what in hang.txt marks the text-patching
+#                         trap that earns one more run (default int3; for
+#                         hang-evidence.sh's test of that path)
 #
 # Prints the TAP lines and the tests' comments as the guest runs them
 # (with the guest's uptime at each test's start), then "vm: N passed, N
@@ -43,6 +46,7 @@ test_timeout=${LOCKSTAT_VM_TEST_TIMEOUT:-300}
 meta=linux-image-cloud-amd64
 
 keep=0 shell=0
+script_args=("$@")
 while getopts ks opt; do
 	case $opt in
 	k) keep=1 ;;
@@ -323,6 +327,24 @@ else
 	rm -rf "$r" "$work/initramfs.cpio.gz"
 fi
 
+# The one hang this tier has met (README, "VM tier"): record --hold's
+# fentry attach or detach, every vCPU caught in the int3 of ftrace's text
+# patching on a lock function, which QEMU's multi-threaded TCG appears to
+# keep executing after the int3 is gone from memory. It has not been seen
+# outside TCG; it comes about once in twenty runs of the tier here. Such a
+# run is said, its evidence kept as hang-1.txt, and the tier run once
+# more: a second hang, or any other failure, fails.
+patching_trap() {
+	[ "$rc" = 124 ] && [ -z "${LOCKSTAT_VM_RETRIED:-}" ] &&
+		[ "$running" = " while t0110-hold ran" ] && grep -Eq "${LOCKSTAT_VM_TRAP_PATTERN:-int3}" "$work/hang.txt" 2>/dev/null
+}
+retry_after_patching_trap() {
+	cp "$work/hang.txt" "$work/hang-1.txt"
+	echo "# vm: $1"
+	echo "# vm: that is the TCG text-patching trap (int3 in every stuck vCPU, while t0110-hold attached or detached fentry programs); its evidence is in $work/hang-1.txt; running the tier once more"
+	exec env LOCKSTAT_VM_RETRIED="t0110-hold hung in ftrace's text patching under TCG" "$0" "${script_args[@]}"
+}
+
 # Results: a failed test's own output as comments (the TAP lines went by).
 # CRs and SeaBIOS's terminal resets out, for a log that reads as text.
 sed -e 's/\r//g' -e 's/\x1bc//g' -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' "$log" >"$log.tmp" && mv "$log.tmp" "$log"
@@ -352,6 +374,9 @@ if [ -z "$done_line" ]; then
 	else
 		why="the guest stopped before reporting$running (qemu exit $rc)"
 	fi
+	if patching_trap; then
+		retry_after_patching_trap "$why"
+	fi
 	echo "not ok - vm: $why; the console's last lines:"
 	tail -n 20 "$log" | sed 's/^/#   /'
 elif [ "$rc" != 0 ]; then
@@ -369,5 +394,6 @@ if [ -n "$clock_rate" ] && awk -v r="$clock_rate" 'BEGIN { exit !(r < 0.75 || r 
 	echo "not ok - vm: the guest's clock ran ${clock_rate}x the host's (tsc_early_khz=${tsc_khz:-unknown}; see its LKVM: clock line)"
 fi
 echo "# vm: kernel ${t_kernel} s, initramfs ${t_initrd} s, boot ${t_boot:-?} s, VM ${t_vm} s, guest clock ${clock_rate:-?}x (TSC ${tsc_khz:-?} kHz), total $(since "$t_begin") s; log: $log"
-echo "vm: $pass passed, $fail failed, $skip skipped"
+[ -n "${LOCKSTAT_VM_RETRIED:-}" ] && echo "# vm: this was the second run: the first one's $LOCKSTAT_VM_RETRIED"
+echo "vm: $pass passed, $fail failed, $skip skipped${LOCKSTAT_VM_RETRIED:+ (run twice: the first hung in the text-patching trap)}"
 [ "$fail" = 0 ]
