@@ -110,7 +110,7 @@ for mode in fentry kprobe; do
 	if [ $mode = kprobe ] && [ "${LOCKSTAT_VM_HOLD_KPROBE:-0}" != 1 ]; then
 		# kprobes on the lock functions crash or hang this guest about
 		# once in twenty recordings (calls to address 0): opt-in only.
-		ok "--attach=kprobe --hold # SKIP crashes 6.1 under TCG about 1 run in 20 (LOCKSTAT_VM_HOLD_KPROBE=1 runs it)"
+		ok "--attach=kprobe --hold # SKIP LOCKSTAT_VM_HOLD_KPROBE: crashes 6.1 under TCG about 1 run in 20 (LOCKSTAT_VM_HOLD_KPROBE=1 runs it)"
 		continue
 	fi
 	if ! feature_yes "$mode" probe.txt; then
