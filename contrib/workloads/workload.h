@@ -6,7 +6,7 @@
  * lockstat has a known contention to find.  Each one promises (tests and
  * benchmarks rely on it):
  *  - one final line on stdout with its figure of merit,
- *      PROG: [own fields ][overlap=P% ]workers=N ops=N secs=S.SSS ops/s=N
+ *      PROG: [own fields ][overlap=P.P% ]workers=N ops=N secs=S.SSS ops/s=N
  *    or with -q the ops/s integer alone; overlap= comes from workers
  *    that call wl_beat() (see there), with 2 workers or more;
  *  - -t N workers, -d SECS to run (default 3), -n OPS in total (wins over
@@ -362,7 +362,7 @@ static void __attribute__((unused)) record(struct slot *s, uint64_t ops)
  * on one CPU, it did only where we were preempted inside a batch (a
  * batch is far shorter than a time slice); running at once, nearly
  * always. wl_report() prints the share of batches where it did as
- * overlap=P%. Only one cache line per worker is read, every WL_BEAT_OPS
+ * overlap=P.P%. Only one cache line per worker is read, every WL_BEAT_OPS
  * ops, so the probe adds next to nothing to what it measures.
  */
 #ifndef WL_BEAT_OPS
@@ -398,7 +398,7 @@ static const char *overlap_field(char *buf, size_t len)
 	}
 	if (!beats)
 		return "";
-	snprintf(buf, len, "overlap=%u%% ", batches ? (unsigned int)(100 * shared / batches) : 0);
+	snprintf(buf, len, "overlap=%.1f%% ", batches ? 100.0 * shared / batches : 0.0);
 	return buf;
 }
 
