@@ -40,7 +40,8 @@ CLANG_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 | \
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-unused-parameter \
 	-Ibpf/vmlinux -Ibpf $(CLANG_SYS_INCLUDES)
 
-BPF_FAMILIES := targets contention sample kfeatures names mmaplock fd pagecache hold ulocks
+# Every bpf/<name>.bpf.c, with its bpf/<name>.h, becomes <name>.skel.h.
+BPF_FAMILIES := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
 BPF_OBJS := $(patsubst %,$(OUTPUT)/bpf/%.bpf.o,$(BPF_FAMILIES))
 SKELS := $(patsubst %,$(OUTPUT)/skel/%.skel.h,$(BPF_FAMILIES))
 
@@ -71,7 +72,7 @@ $(OUTPUT)/.deps-ok:
 	$(Q)contrib/check-deps.sh
 	$(Q)mkdir -p $(@D) && touch $@
 
-$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c bpf/%.h bpf/targets.bpf.h bpf/targets.h bpf/hist.bpf.h bpf/vmlinux/vmlinux.h | $(OUTPUT)/.deps-ok
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c bpf/%.h bpf/targets.bpf.h bpf/targets.h bpf/hist.h bpf/vmlinux/vmlinux.h | $(OUTPUT)/.deps-ok
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
@@ -120,7 +121,8 @@ $(OUTPUT)/fuzz/fuzz_profile: tests/fuzz/fuzz_profile.c $(CORE_SRCS) $(wildcard l
 $(OUTPUT)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(ASAN_CORE_OBJS)
 	$(call msg,CC-TEST,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) -Itests/unit -o $@ $< $(ASAN_CORE_OBJS) -lcmocka -lm $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) -Itests/unit -DLOCKSTAT_TEST_DATA='"$(CURDIR)/tests/data"' \
+		-o $@ $< $(ASAN_CORE_OBJS) -lcmocka -lm $(LDLIBS)
 
 unit-tests: $(UNIT_TESTS) $(OUTPUT)/asan/lockstat
 

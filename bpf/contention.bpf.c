@@ -15,7 +15,7 @@
 #include <bpf/bpf_core_read.h>
 #include "contention.h"
 #include "targets.bpf.h"
-#include "hist.bpf.h"
+#include "hist.h"
 
 /* The per-CPU spin stack is indexed with a mask the 6.1 verifier can follow. */
 _Static_assert((LS_PENDING_SPIN_DEPTH & (LS_PENDING_SPIN_DEPTH - 1)) == 0,

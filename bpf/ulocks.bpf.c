@@ -29,7 +29,7 @@
 #include <bpf/bpf_tracing.h>
 #include "ulocks.h"
 #include "targets.bpf.h"
-#include "hist.bpf.h"
+#include "hist.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

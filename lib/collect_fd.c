@@ -148,7 +148,6 @@ static const struct tcol lost_cols[NLOST] = {
 
 static const struct tschema lost_schema = { "fd.lost", NLOST, lost_cols };
 
-#define NFGET_VALS	(sizeof(struct fd_fget_val) / sizeof(__u64))
 
 /* Reasons nest other reasons: cut to fit, without -Wformat-truncation's alarm. */
 static void __attribute__((format(printf, 3, 4))) say(char *buf, size_t len, const char *fmt, ...)
@@ -168,12 +167,10 @@ struct fdfam {
 	const char *funcs[LS_FD_SLOTS];		/* by slot */
 	struct bpf_link *fget_links[2 * LS_FD_SLOTS];
 	struct htab last_threads;	/* fd_thread_key -> uint64[LS_FD_NSYSCALLS] */
-	struct htab last_fget;		/* fd_fget_key -> uint64[NFGET_VALS] */
-	struct htab last_lost;		/* uint32 0 -> uint64[NLOST] */
 	struct trows_buf sys_rows;
 	struct trows_buf thread_rows;
-	struct trows_buf fget_rows;
-	struct trows_buf lost_rows;
+	struct tsource fget_rows;
+	struct tsource lost;
 	char (*comms)[LS_FD_COMM_LEN];	/* one per thread row of this drain */
 	size_t comms_cap;
 };
@@ -428,14 +425,16 @@ static size_t attach_fget(struct fdfam *m, char *why, size_t len)
 	return n;
 }
 
-/* "tp_btf+fentry(fget,fget_raw)": what the family measures, for META. */
+/* "tp_btf+fentry(fget,fget_raw)", or "tp_btf" without fget, and why. */
 static void say_mode(struct fdfam *m, struct family_status *st, size_t nattached, const char *why)
 {
 	const char *sys = m->sys_btf ? "tp_btf" : "tracepoint";
 	size_t i, used;
 
 	if (!nattached) {
-		say(st->mode, sizeof(st->mode), "%s; fget not measured: %s", sys, why);
+		snprintf(st->mode, sizeof(st->mode), "%s", sys);
+		snprintf(st->missing, sizeof(st->missing), "fget");
+		say(st->why, sizeof(st->why), "%s", why);
 		return;
 	}
 	used = snprintf(st->mode, sizeof(st->mode), "%s+%s(", sys, fget_mode_name(m->fget));
@@ -447,20 +446,64 @@ static void say_mode(struct fdfam *m, struct family_status *st, size_t nattached
 		snprintf(st->mode + used, sizeof(st->mode) - used, ")");
 }
 
-static struct fdfam *fdfam_new(void)
+/*
+ * The syscalls' mode, and the fget family's with the functions this
+ * kernel has for it, or why it will not be measured.
+ */
+static int choose(const struct features *f, enum attach_mode want, struct fdfam *m,
+		  struct family_status *st)
 {
-	struct fdfam *m = calloc(1, sizeof(*m));
+	char why[sizeof(st->why)] = "";
+	int err = choose_sys_mode(f, want, &m->sys_btf, st->why, sizeof(st->why));
 
-	if (!m)
-		return NULL;
+	if (err)
+		return err;
+	m->fget = choose_fget_mode(f, want, why, sizeof(why));
+	if (m->fget != FGET_NONE)
+		pick_functions(m);
+	if (m->fget != FGET_NONE && !m->nfuncs) {
+		snprintf(why, sizeof(why), "%s: none of fget, fget_raw, __fget_light, fdget, __fget_files, fget_task in %s",
+			 fget_mode_name(m->fget), m->fget == FGET_FENTRY ? "kernel BTF" : "/proc/kallsyms");
+		m->fget = FGET_NONE;
+	}
+	say_mode(m, st, m->fget != FGET_NONE ? m->nfuncs : 0, why);
+	return 0;
+}
+
+static int fd_choose_mode(const struct features *f, enum attach_mode want, struct family_status *st)
+{
+	struct fdfam m;
+
+	memset(&m, 0, sizeof(m));
+	return choose(f, want, &m, st);
+}
+
+static int fget_keys(void *ctx, const void *key, uint64_t *row, void *stack)
+{
+	const struct fdfam *m = ctx;
+	const struct fd_fget_key *k = key;
+
+	(void)stack;
+	row[FC_PID] = k->tgid;
+	row[FC_TID] = k->tid;
+	/* A slot whose function did not attach has no returns, so no rows. */
+	row[FC_FUNC] = tptr(k->slot < m->nfuncs && m->funcs[k->slot] ? m->funcs[k->slot] : "?");
+	return 0;
+}
+
+static int fdfam_init(struct fdfam *m, int ncpus)
+{
+	int err;
+
 	htab_init(&m->last_threads, sizeof(struct fd_thread_key), LS_FD_NSYSCALLS * sizeof(uint64_t));
-	htab_init(&m->last_fget, sizeof(struct fd_fget_key), NFGET_VALS * sizeof(uint64_t));
-	htab_init(&m->last_lost, sizeof(uint32_t), NLOST * sizeof(uint64_t));
 	m->sys_rows.rows.schema = &sys_schema;
 	m->thread_rows.rows.schema = &thread_schema;
-	m->fget_rows.rows.schema = &fget_schema;
-	m->lost_rows.rows.schema = &lost_schema;
-	return m;
+	m->fget_rows = (struct tsource){ .schema = &fget_schema, .key_size = sizeof(struct fd_fget_key),
+		.val_size = sizeof(struct fd_fget_val), .nkeys = FC_CALLS, .keys = fget_keys, .ctx = m };
+	m->lost = (struct tsource){ .schema = &lost_schema, .key_size = sizeof(uint32_t),
+		.val_size = sizeof(struct fd_lost) };
+	err = tsource_init(&m->fget_rows, ncpus);
+	return err ? err : tsource_init(&m->lost, ncpus);
 }
 
 /*
@@ -469,43 +512,35 @@ static struct fdfam *fdfam_new(void)
  */
 static int load_any(struct collector *c, struct fdfam *m, char *why, size_t len)
 {
-	int err;
+	int err = load_skel(c, m);
 
-	if (m->fget != FGET_NONE && !m->nfuncs) {
-		snprintf(why, len, "%s: none of fget, fget_raw, __fget_light, fdget, __fget_files, fget_task in %s",
-			 fget_mode_name(m->fget), m->fget == FGET_FENTRY ? "kernel BTF" : "/proc/kallsyms");
-		m->fget = FGET_NONE;
-	}
-	err = load_skel(c, m);
 	if (err && m->fget != FGET_NONE) {
 		snprintf(why, len, "%s: loading failed: %s%s", fget_mode_name(m->fget), strerror(-err),
 			 err == -EPERM && m->fget == FGET_FENTRY ? " (kernel refuses trampolines here)" : "");
 		m->fget = FGET_NONE;
 		err = load_skel(c, m);
 	}
+	if (!err)
+		m->fget_rows.map = m->skel->maps.fd_fget;
 	return err;
 }
 
-static int fd_open(struct collector *c, const struct features *f, void **privp)
+static int fd_open(struct collector *c, const struct features *f, struct family_status *st, void **privp)
 {
-	struct family_status *st = status_of(c, FAMILY_FD);
-	char why[512] = "";
+	char why[sizeof(st->why)];
 	size_t nattached = 0;
-	struct fdfam *m;
-	bool btf;
+	struct fdfam *m = calloc(1, sizeof(*m));
 	int err;
 
-	err = choose_sys_mode(f, c->o.mode, &btf, st->why, sizeof(st->why));
-	if (err)
-		return err;
-	m = fdfam_new();
 	if (!m)
 		return -ENOMEM;
 	*privp = m;
-	m->sys_btf = btf;
-	m->fget = choose_fget_mode(f, c->o.mode, why, sizeof(why));
-	if (m->fget != FGET_NONE)
-		pick_functions(m);
+	err = choose(f, c->o.mode, m, st);
+	if (!err)
+		err = fdfam_init(m, c->ncpus);
+	if (err)
+		return err;
+	snprintf(why, sizeof(why), "%s", st->why);
 	err = load_any(c, m, why, sizeof(why));
 	if (!err)
 		err = attach_syscalls(m);
@@ -596,66 +631,21 @@ static int drain_threads(struct collector *c, struct fdfam *m)
 	return err ? err : collector_add_table(c, &m->sys_rows.rows);
 }
 
-static int drain_fget(struct collector *c, struct fdfam *m)
-{
-	const uint8_t kinds[NFGET_VALS] = { TCOL_SUM, TCOL_SUM, TCOL_MAX };
-	struct fd_fget_key key, next, *prev = NULL;
-	uint64_t cur[NFGET_VALS], *row;
-	bool changed;
-	int err = 0;
-
-	m->fget_rows.rows.n = 0;
-	while (!err && !bpf_map__get_next_key(m->skel->maps.fd_fget, prev, &next, sizeof(next))) {
-		key = next;
-		prev = &key;
-		if (lookup(m->skel->maps.fd_fget, &key, sizeof(key), cur, sizeof(cur)))
-			continue;
-		err = tdelta(&m->last_fget, &key, cur, cur, kinds, NFGET_VALS, &changed);
-		if (err || !changed)
-			continue;
-		if (!(row = trows_add(&m->fget_rows)))
-			return -ENOMEM;
-		row[FC_PID] = key.tgid;
-		row[FC_TID] = key.tid;
-		/* A slot whose function did not attach has no returns, so no rows. */
-		row[FC_FUNC] = tptr(key.slot < m->nfuncs && m->funcs[key.slot] ? m->funcs[key.slot] : "?");
-		memcpy(&row[FC_CALLS], cur, sizeof(cur));
-	}
-	return err ? err : collector_add_table(c, &m->fget_rows.rows);
-}
-
-static int drain_lost(struct collector *c, struct fdfam *m)
-{
-	uint8_t kinds[NLOST];
-	uint64_t sum[NLOST], *row;
-	uint32_t zero = 0;
-	bool changed;
-	size_t i;
-	int err;
-
-	for (i = 0; i < NLOST; i++)
-		kinds[i] = TCOL_SUM;
-	memcpy(sum, &m->skel->bss->fd_lost, sizeof(sum));
-	m->lost_rows.rows.n = 0;
-	err = tdelta(&m->last_lost, &zero, sum, sum, kinds, NLOST, &changed);
-	if (err || !changed)
-		return err;
-	if (!(row = trows_add(&m->lost_rows)))
-		return -ENOMEM;
-	memcpy(row, sum, sizeof(sum));
-	return collector_add_table(c, &m->lost_rows.rows);
-}
-
-static int fd_drain(struct collector *c, void *priv, bool final)
+static int fd_drain(struct collector *c, void *priv, struct snapshot *s, bool final)
 {
 	struct fdfam *m = priv;
+	uint64_t lost[NLOST];
 	int err;
 
+	(void)s;
 	(void)final;
+	memcpy(lost, &m->skel->bss->fd_lost, sizeof(lost));
 	err = drain_threads(c, m);
 	if (!err)
-		err = drain_fget(c, m);
-	return err ? err : drain_lost(c, m);
+		err = collector_drain_source(c, &m->fget_rows, NULL);
+	if (!err)
+		err = tsource_total(&m->lost, lost);
+	return err ? err : collector_add_table(c, &m->lost.rows.rows);
 }
 
 static void fd_detach(void *priv)
@@ -678,25 +668,25 @@ static void fd_free(void *priv)
 	fd_detach(m);
 	fd_bpf__destroy(m->skel);
 	htab_free(&m->last_threads);
-	htab_free(&m->last_fget);
-	htab_free(&m->last_lost);
 	trows_buf_free(&m->sys_rows);
 	trows_buf_free(&m->thread_rows);
-	trows_buf_free(&m->fget_rows);
-	trows_buf_free(&m->lost_rows);
+	tsource_free(&m->fget_rows);
+	tsource_free(&m->lost);
 	free(m->comms);
 	free(m);
 }
 
-static struct bpf_object *fd_object(void *priv)
+static const struct bpf_object *fd_object(const void *priv)
 {
-	struct fdfam *m = priv;
+	const struct fdfam *m = priv;
 
 	return m->skel ? m->skel->obj : NULL;
 }
 
-const struct table_family fd_family = {
-	.bit = FAMILY_FD,
+const struct family_ops fd_family = {
+	.name = "fd",
+	.what = "fd syscalls per thread, threads sharing each fd table, the fget family's calls and latency",
+	.choose_mode = fd_choose_mode,
 	.open = fd_open,
 	.drain = fd_drain,
 	.detach = fd_detach,

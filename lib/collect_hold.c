@@ -73,27 +73,19 @@ static const struct hold_func unlock_funcs[] = { HOLD_UNLOCK_FUNCS(UNLOCK_FUNC) 
 
 #define NLOCK		(sizeof(lock_funcs) / sizeof(lock_funcs[0]))
 #define NUNLOCK		(sizeof(unlock_funcs) / sizeof(unlock_funcs[0]))
-#define NVALS		(sizeof(struct hold_row_val) / sizeof(__u64))
-#define NLOST_BPF	(sizeof(struct hold_lost) / sizeof(__u64))
+_Static_assert(HL_RECURSION * sizeof(__u64) == sizeof(struct hold_lost), "the kernel counts all but recursion");
 
 struct hold {
 	struct hold_bpf *skel;
 	bool fentry;
-	int ncpus;
 	struct bpf_link *links[2 * NLOCK + NUNLOCK];	/* kprobe mode: call and return */
 	size_t nlinks;
 	bool released[NUNLOCK];	/* the release function is attached */
 	int nlock, nunlock;
 	int first_err;
 	const char *first_fail;
-	struct hold_row_val *percpu;
-	struct htab last;	/* hold_row_key -> uint64_t[NVALS] */
-	struct htab last_lost;	/* uint32 0 -> uint64_t[HL__COUNT] */
-	struct trows_buf rows;
-	struct trows_buf lost;
-	struct tstack *stacks;	/* one per row of this drain */
-	size_t stacks_cap;
-	uint8_t kinds[NVALS];
+	struct tsource rows;
+	struct tsource lost;
 };
 
 /*
@@ -105,23 +97,30 @@ struct hold {
  * functions. A forced mode is tried even where the feature probe said
  * no, so that the message is the failure of these very programs.
  */
-static int choose_mode(const struct features *f, enum attach_mode want, bool *fentry,
-		       char *why, size_t len)
+static int choose(const struct features *f, enum attach_mode want, bool *fentry,
+		  struct family_status *st)
 {
 	bool fe = f->r[FEAT_FENTRY].ok, kp = f->r[FEAT_KPROBE].ok;
+	const struct feature_result *forced = &f->r[want == ATTACH_KPROBE ? FEAT_KPROBE : FEAT_FENTRY];
 
-	if (want == ATTACH_FENTRY || want == ATTACH_KPROBE) {
-		*fentry = want == ATTACH_FENTRY;
+	if (want == ATTACH_FENTRY || want == ATTACH_KPROBE || fe) {
+		*fentry = want != ATTACH_KPROBE;
+		snprintf(st->mode, sizeof(st->mode), "%s", *fentry ? "fentry" : "kprobe");
+		if ((want == ATTACH_FENTRY || want == ATTACH_KPROBE) && !forced->ok)
+			snprintf(st->why, sizeof(st->why), "tried as asked, though: %.200s", forced->detail);
 		return 0;
 	}
-	if (fe) {
-		*fentry = true;
-		return 0;
-	}
-	snprintf(why, len, "needs fentry: %.100s; kprobes%s are used only with --attach=kprobe "
+	snprintf(st->why, sizeof(st->why), "needs fentry: %.100s; kprobes%s are used only with --attach=kprobe "
 		 "(they crashed test guests: see the man page)", f->r[FEAT_FENTRY].detail,
 		 kp ? "" : " (none here either)");
 	return -EOPNOTSUPP;
+}
+
+static int hold_choose_mode(const struct features *f, enum attach_mode want, struct family_status *st)
+{
+	bool fentry;
+
+	return choose(f, want, &fentry, st);
 }
 
 static struct bpf_program *fentry_prog(const struct hold *h, const char *prefix, const char *fn)
@@ -284,32 +283,52 @@ static void say_why(const struct hold *h, const struct features *f, int err, boo
 			 mode, h->first_fail ? h->first_fail : "?", strerror(-err), fr->detail);
 }
 
-static int hold_init(struct collector *c, struct hold *h)
+static int row_keys(void *ctx, const void *key, uint64_t *row, void *stack)
 {
-	size_t i;
+	const struct hold_row_key *k = key;
 
-	h->ncpus = c->ncpus;
-	htab_init(&h->last, sizeof(struct hold_row_key), NVALS * sizeof(uint64_t));
-	htab_init(&h->last_lost, sizeof(uint32_t), HL__COUNT * sizeof(uint64_t));
-	h->rows.rows.schema = &hold_schema;
-	h->lost.rows.schema = &lost_schema;
-	for (i = 0; i < NVALS; i++)
-		h->kinds[i] = hold_cols[HC_ACQUIRED + i].kind;
-	h->percpu = calloc(c->ncpus, sizeof(*h->percpu));
-	h->skel = hold_bpf__open();
-	return h->percpu && h->skel ? 0 : -ENOMEM;
+	(void)ctx;
+	tstack_copy(stack, k->frames);
+	row[HC_LOCK] = k->lock_addr;
+	row[HC_KIND] = k->kind;
+	return 0;
 }
 
-static int hold_open(struct collector *c, const struct features *f, void **privp)
+/* The kernel's counters, and a last column counted outside them (recursion). */
+static void lost_values(const void *val, uint64_t *out)
 {
-	struct family_status *st = status_of(c, FAMILY_HOLD);
+	memcpy(out, val, sizeof(struct hold_lost));
+	out[HL_RECURSION] = 0;
+}
+
+static int hold_init(struct collector *c, struct hold *h)
+{
+	int err;
+
+	h->skel = hold_bpf__open();
+	if (!h->skel)
+		return -ENOMEM;
+	h->rows = (struct tsource){ .schema = &hold_schema, .map = h->skel->maps.hold_rows,
+		.percpu = true, .key_size = sizeof(struct hold_row_key),
+		.val_size = sizeof(struct hold_row_val), .nkeys = HC_ACQUIRED, .keys = row_keys };
+	h->lost = (struct tsource){ .schema = &lost_schema, .map = h->skel->maps.hold_lost,
+		.percpu = true, .key_size = sizeof(uint32_t), .val_size = sizeof(struct hold_lost),
+		.values = lost_values };
+	err = tsource_init(&h->rows, c->ncpus);
+	return err ? err : tsource_init(&h->lost, c->ncpus);
+}
+
+static int hold_open(struct collector *c, const struct features *f, struct family_status *st,
+		     void **privp)
+{
 	struct hold *h;
 	bool fentry;
 	int err;
 
-	err = choose_mode(f, c->o.mode, &fentry, st->why, sizeof(st->why));
+	err = choose(f, c->o.mode, &fentry, st);
 	if (err)
 		return err;
+	st->why[0] = '\0';	/* a forecast: the attach will tell */
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
@@ -341,42 +360,6 @@ static int hold_open(struct collector *c, const struct features *f, void **privp
 	return 0;
 }
 
-/* One row's values summed over the CPUs (the maximum for hold_max_ns). */
-static int read_row(struct hold *h, const struct hold_row_key *k, uint64_t *sum)
-{
-	int cpu;
-	size_t i;
-
-	if (bpf_map__lookup_elem(h->skel->maps.hold_rows, k, sizeof(*k), h->percpu,
-				 h->ncpus * sizeof(*h->percpu), 0))
-		return -errno;
-	memset(sum, 0, NVALS * sizeof(*sum));
-	for (cpu = 0; cpu < h->ncpus; cpu++) {
-		const uint64_t *v = (const uint64_t *)&h->percpu[cpu];
-
-		for (i = 0; i < NVALS; i++)
-			sum[i] = h->kinds[i] == TCOL_MAX ? (v[i] > sum[i] ? v[i] : sum[i]) : sum[i] + v[i];
-	}
-	return 0;
-}
-
-static int add_row(struct hold *h, const struct hold_row_key *k, const uint64_t *delta)
-{
-	uint64_t *row = trows_add(&h->rows);
-	struct tstack *s;
-
-	if (!row || grow_array((void **)&h->stacks, &h->stacks_cap, h->rows.rows.n, sizeof(*s)))
-		return -ENOMEM;
-	s = &h->stacks[h->rows.rows.n - 1];
-	for (s->n = 0; s->n < TSTACK_DEPTH && k->frames[s->n]; s->n++)
-		s->frames[s->n] = k->frames[s->n];
-	row[HC_LOCK] = k->lock_addr;
-	row[HC_KIND] = k->kind;
-	row[HC_STACK] = h->rows.rows.n - 1;	/* an index until the drain ends */
-	memcpy(&row[HC_ACQUIRED], delta, NVALS * sizeof(*delta));
-	return 0;
-}
-
 /* Runs the kernel skipped because one of ours was already running on that CPU. */
 static int recursion_misses(const struct hold *h, uint64_t *n)
 {
@@ -387,80 +370,30 @@ static int recursion_misses(const struct hold *h, uint64_t *n)
 	return err;
 }
 
-static int sum_lost(struct hold *h, uint64_t *sum)
-{
-	struct hold_lost *per = calloc(h->ncpus, sizeof(*per));
-	uint32_t zero = 0;
-	int cpu, err;
-	size_t i;
-
-	if (!per)
-		return -ENOMEM;
-	err = bpf_map__lookup_elem(h->skel->maps.hold_lost, &zero, sizeof(zero), per,
-				   h->ncpus * sizeof(*per), 0) ? -errno : 0;
-	for (cpu = 0; !err && cpu < h->ncpus; cpu++)
-		for (i = 0; i < NLOST_BPF; i++)
-			sum[i] += ((const uint64_t *)&per[cpu])[i];
-	free(per);
-	return err ? err : recursion_misses(h, &sum[HL_RECURSION]);
-}
-
 static int drain_lost(struct collector *c, struct hold *h)
 {
-	uint64_t sum[HL__COUNT] = { 0 }, *row;
-	uint8_t kinds[HL__COUNT];
+	uint64_t sum[HL__COUNT];
 	uint32_t zero = 0;
-	bool changed;
-	size_t i;
-	int err;
+	int err = tsource_read(&h->lost, &zero, sum);
 
-	for (i = 0; i < HL__COUNT; i++)
-		kinds[i] = TCOL_SUM;
-	h->lost.rows.n = 0;
-	err = sum_lost(h, sum);
 	if (!err)
-		err = tdelta(&h->last_lost, &zero, sum, sum, kinds, HL__COUNT, &changed);
-	if (err || !changed)
-		return err;
-	row = trows_add(&h->lost);
-	if (!row)
-		return -ENOMEM;
-	memcpy(row, sum, sizeof(sum));
-	return collector_add_table(c, &h->lost.rows);
+		err = recursion_misses(h, &sum[HL_RECURSION]);
+	if (!err)
+		err = tsource_total(&h->lost, sum);
+	return err ? err : collector_add_table(c, &h->lost.rows.rows);
 }
 
 /*
  * Holds still open at the final drain are left out: they count as
  * acquired, not as held, so that every hold time is a whole one.
  */
-static int hold_drain(struct collector *c, void *priv, bool final)
+static int hold_drain(struct collector *c, void *priv, struct snapshot *s, bool final)
 {
 	struct hold *h = priv;
-	struct hold_row_key key, next, *prev = NULL;
-	uint64_t cur[NVALS], delta[NVALS];
-	bool changed;
-	size_t i;
-	int err = 0;
+	int err = collector_drain_source(c, &h->rows, NULL);
 
+	(void)s;
 	(void)final;
-	h->rows.rows.n = 0;
-	while (!err && !bpf_map__get_next_key(h->skel->maps.hold_rows, prev, &next, sizeof(next))) {
-		key = next;
-		prev = &key;
-		err = read_row(h, &key, cur);
-		if (err == -ENOENT) {	/* rows are never deleted; harmless anyway */
-			err = 0;
-			continue;
-		}
-		if (!err)
-			err = tdelta(&h->last, &key, cur, delta, h->kinds, NVALS, &changed);
-		if (!err && changed)
-			err = add_row(h, &key, delta);
-	}
-	for (i = 0; i < h->rows.rows.n; i++)
-		h->rows.rows.v[i * HC__COUNT + HC_STACK] = tptr(&h->stacks[i]);
-	if (!err)
-		err = collector_add_table(c, &h->rows.rows);
 	return err ? err : drain_lost(c, h);
 }
 
@@ -478,24 +411,22 @@ static void hold_free(void *priv)
 
 	hold_detach(h);
 	hold_bpf__destroy(h->skel);
-	htab_free(&h->last);
-	htab_free(&h->last_lost);
-	trows_buf_free(&h->rows);
-	trows_buf_free(&h->lost);
-	free(h->stacks);
-	free(h->percpu);
+	tsource_free(&h->rows);
+	tsource_free(&h->lost);
 	free(h);
 }
 
-static struct bpf_object *hold_object(void *priv)
+static const struct bpf_object *hold_object(const void *priv)
 {
-	struct hold *h = priv;
+	const struct hold *h = priv;
 
 	return h->skel ? h->skel->obj : NULL;
 }
 
-const struct table_family hold_family = {
-	.bit = FAMILY_HOLD,
+const struct family_ops hold_family = {
+	.name = "hold",
+	.what = "acquisitions and hold times, from the lock and unlock functions (record --hold)",
+	.choose_mode = hold_choose_mode,
 	.open = hold_open,
 	.drain = hold_drain,
 	.detach = hold_detach,

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* The contention family of the collector: lock:contention_begin/end. */
+/* The locks family of the collector: lock:contention_begin/end. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "buf.h"
 #include "collector_int.h"
+#include "hist.h"
 #include "log.h"
 #include "names.h"
 #include "contention.skel.h"
@@ -16,7 +18,53 @@ _Static_assert(sizeof(struct cont_key) == 32, "cont_key layout is shared with BP
 _Static_assert(sizeof(struct cont_val) == 32 + 4 * LS_HIST_SLOTS, "cont_val layout is shared with BPF");
 _Static_assert(sizeof(struct cont_pending) == 40, "cont_pending layout is shared with BPF");
 _Static_assert(sizeof(struct cont_pending_spin) == 8 + 40 * LS_PENDING_SPIN_DEPTH, "cont_pending_spin layout");
-_Static_assert(sizeof(struct cont_lost) == 9 * 8, "cont_lost layout is shared with BPF");
+
+static const char *const lost_names[] = {
+	"missing_begin", "nested_dropped", "stale_begin", "pending_full",
+	"stack_collision", "stack_error", "map_full", "targets_full", "in_probe",
+};
+
+#define NLOST	(sizeof(lost_names) / sizeof(lost_names[0]))
+_Static_assert(sizeof(struct cont_lost) == NLOST * sizeof(__u64), "one name per loss counter, in order");
+
+struct locks {
+	struct contention_bpf *skel;
+	int ncpus;
+	struct cont_val *percpu;	/* lookup buffer: one value per possible CPU */
+	struct htab totals;	/* cont_key -> cont_val, as of the last drain */
+	struct cont_row *rows;
+	size_t cap;
+	uint64_t *rq_locks;
+	size_t nrq_locks;
+	uint64_t stop_ns;	/* when detached: the end of the waits still open */
+};
+
+/* tp_btf where BTF describes the tracepoints, else the classic ones. */
+static int choose(const struct features *f, enum attach_mode want, bool *use_btf,
+		  struct family_status *st)
+{
+	bool btf_ok = f->r[FEAT_TP_BTF_LOCK].ok, tp_ok = f->r[FEAT_TP_LOCK].ok;
+
+	if (want == ATTACH_TP_BTF)
+		tp_ok = false;
+	if (want == ATTACH_TP_CLASSIC)
+		btf_ok = false;
+	if (btf_ok || tp_ok) {
+		*use_btf = btf_ok;
+		snprintf(st->mode, sizeof(st->mode), "%s", btf_ok ? "tp_btf" : "tracepoint");
+		return 0;
+	}
+	snprintf(st->why, sizeof(st->why), "%s", want == ATTACH_TP_CLASSIC ? f->r[FEAT_TP_LOCK].detail :
+		 f->r[FEAT_TP_BTF_LOCK].ok ? f->r[FEAT_TP_LOCK].detail : f->r[FEAT_TP_BTF_LOCK].detail);
+	return -EOPNOTSUPP;
+}
+
+static int locks_choose_mode(const struct features *f, enum attach_mode want, struct family_status *st)
+{
+	bool btf;
+
+	return choose(f, want, &btf, st);
+}
 
 static void select_programs(struct contention_bpf *s, bool btf)
 {
@@ -24,7 +72,7 @@ static void select_programs(struct contention_bpf *s, bool btf)
 	bpf_program__set_autoload(btf ? s->progs.end_tp : s->progs.end_btf, false);
 }
 
-static int load_and_attach(struct collector *c, bool btf)
+static int load_and_attach(struct collector *c, struct locks *l, bool btf)
 {
 	struct contention_bpf *s = contention_bpf__open();
 	const struct collector_opts *o = &c->o;
@@ -49,23 +97,23 @@ static int load_and_attach(struct collector *c, bool btf)
 		contention_bpf__destroy(s);
 		return err;
 	}
-	c->cont = s;
-	c->cont_btf = btf;
+	l->skel = s;
 	return 0;
 }
 
-static int attach_some_mode(struct collector *c, const struct features *f, struct family_status *st)
+static int attach_some_mode(struct collector *c, struct locks *l, const struct features *f,
+			    struct family_status *st)
 {
 	bool btf;
-	int err;
+	int err = choose(f, c->o.mode, &btf, st);
 
-	if (!contention_choose_mode(f, c->o.mode, &btf, st->why, sizeof(st->why)))
-		return -EOPNOTSUPP;
-	err = load_and_attach(c, btf);
+	if (err)
+		return err;
+	err = load_and_attach(c, l, btf);
 	if (err && btf && c->o.mode == ATTACH_AUTO && f->r[FEAT_TP_LOCK].ok) {
 		pr_info("tp_btf/contention_begin failed (%s), using the classic tracepoints\n", strerror(-err));
 		btf = false;
-		err = load_and_attach(c, false);
+		err = load_and_attach(c, l, false);
 	}
 	if (err)
 		snprintf(st->why, sizeof(st->why), "loading the %s contention probes failed: %s%s",
@@ -76,80 +124,85 @@ static int attach_some_mode(struct collector *c, const struct features *f, struc
 	return err;
 }
 
-static int run_rq_lock_finder(struct collector *c, struct names_bpf *s)
+static int run_rq_lock_finder(struct locks *l, struct names_bpf *s)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, run);
 	int i, err;
 
-	s->rodata->nr_cpus = c->ncpus;
+	s->rodata->nr_cpus = l->ncpus;
 	err = names_bpf__load(s);
 	if (!err)
 		err = bpf_prog_test_run_opts(bpf_program__fd(s->progs.find_rq_locks), &run);
 	if (err)
 		return err;
-	c->rq_locks = calloc(c->ncpus, sizeof(*c->rq_locks));
-	if (!c->rq_locks)
+	l->rq_locks = calloc(l->ncpus, sizeof(*l->rq_locks));
+	if (!l->rq_locks)
 		return -ENOMEM;
-	for (i = 0; i < c->ncpus && i < LS_MAX_CPUS; i++)
+	for (i = 0; i < l->ncpus && i < LS_MAX_CPUS; i++)
 		if (s->bss->rq_lock_addrs[i])
-			c->rq_locks[c->nrq_locks++] = s->bss->rq_lock_addrs[i];
+			l->rq_locks[l->nrq_locks++] = s->bss->rq_lock_addrs[i];
 	return 0;
 }
 
 /* Best effort: without them, run-queue locks are named by their caller. */
-static void find_rq_locks(struct collector *c)
+static void find_rq_locks(struct locks *l)
 {
 	struct names_bpf *s = names_bpf__open();
-	int err = s ? run_rq_lock_finder(c, s) : -errno;
+	int err = s ? run_rq_lock_finder(l, s) : -errno;
 
 	if (err)
 		pr_info("cannot locate the run-queue locks (%s): they stay unnamed\n", strerror(-err));
 	names_bpf__destroy(s);
 }
 
-int locks_open(struct collector *c, const struct features *f)
+static int locks_open(struct collector *c, const struct features *f, struct family_status *st,
+		      void **priv)
 {
-	struct family_status *st = status_of(c, FAMILY_LOCKS);
+	struct locks *l = calloc(1, sizeof(*l));
 	int err;
 
-	htab_init(&c->cont_totals, sizeof(struct cont_key), sizeof(struct cont_val));
-	c->percpu = calloc(c->ncpus, sizeof(*c->percpu));
-	if (!c->percpu)
+	if (!l)
 		return -ENOMEM;
-	err = attach_some_mode(c, f, st);
-	if (err)
-		return err;
-	st->attached = true;
-	find_rq_locks(c);
-	return 0;
+	*priv = l;
+	l->ncpus = c->ncpus;
+	htab_init(&l->totals, sizeof(struct cont_key), sizeof(struct cont_val));
+	l->percpu = calloc(c->ncpus, sizeof(*l->percpu));
+	if (!l->percpu)
+		return -ENOMEM;
+	err = attach_some_mode(c, l, f, st);
+	if (!err)
+		find_rq_locks(l);
+	return err;
 }
 
-void locks_free(struct collector *c)
+static void locks_free(void *priv)
 {
-	contention_bpf__destroy(c->cont);
-	htab_free(&c->cont_totals);
-	free(c->percpu);
-	free(c->cont_rows);
-	free(c->rq_locks);
+	struct locks *l = priv;
+
+	contention_bpf__destroy(l->skel);
+	htab_free(&l->totals);
+	free(l->percpu);
+	free(l->rows);
+	free(l->rq_locks);
+	free(l);
 }
 
-static struct cont_row *new_row(struct collector *c, size_t *n)
+static struct cont_row *new_row(struct locks *l, size_t *n)
 {
-	c->cont_rows = grow_rows(c->cont_rows, &c->cont_cap, *n + 1, sizeof(*c->cont_rows));
-	if (!c->cont_rows)
+	if (grow_array((void **)&l->rows, &l->cap, *n + 1, sizeof(*l->rows)))
 		return NULL;
-	memset(&c->cont_rows[*n], 0, sizeof(c->cont_rows[*n]));
-	return &c->cont_rows[(*n)++];
+	memset(&l->rows[*n], 0, sizeof(l->rows[*n]));
+	return &l->rows[(*n)++];
 }
 
-static void sum_percpu(const struct collector *c, struct cont_val *sum)
+static void sum_percpu(const struct locks *l, struct cont_val *sum)
 {
 	int cpu, i;
 
 	memset(sum, 0, sizeof(*sum));
 	sum->min_ns = ~0ULL;
-	for (cpu = 0; cpu < c->ncpus; cpu++) {
-		const struct cont_val *v = &c->percpu[cpu];
+	for (cpu = 0; cpu < l->ncpus; cpu++) {
+		const struct cont_val *v = &l->percpu[cpu];
 
 		if (!v->count)
 			continue;
@@ -177,96 +230,84 @@ static void delta(struct cont_val *d, const struct cont_val *now, const struct c
 		d->hist[i] = now->hist[i] - before->hist[i];
 }
 
-static void fill_comm(struct collector *c, struct cont_row *r)
+static void fill_comm(struct locks *l, struct cont_row *r)
 {
 	__u32 tid = r->key.tid;
 
-	if (!tid || bpf_map__lookup_elem(c->cont->maps.comms, &tid, sizeof(tid),
+	if (!tid || bpf_map__lookup_elem(l->skel->maps.comms, &tid, sizeof(tid),
 					 r->comm, sizeof(r->comm), 0))
 		snprintf(r->comm, sizeof(r->comm), "%s", tid ? "?" : "");
 	r->comm[sizeof(r->comm) - 1] = '\0';
 }
 
-static int drain_one(struct collector *c, const struct cont_key *key, size_t *n)
+/*
+ * The counters are not of a counter table: the contention rows keep a
+ * histogram and a minimum, and their keys are the file's own.
+ */
+static int drain_one(struct locks *l, const struct cont_key *key, size_t *n)
 {
 	struct cont_val sum, *before;
 	struct cont_row *r;
 	int err;
 
-	err = bpf_map__lookup_elem(c->cont->maps.stats, key, sizeof(*key), c->percpu,
-				   sizeof(*c->percpu) * c->ncpus, 0);
+	err = bpf_map__lookup_elem(l->skel->maps.stats, key, sizeof(*key), l->percpu,
+				   sizeof(*l->percpu) * l->ncpus, 0);
 	if (err)
 		return err == -ENOENT ? 0 : err;
-	sum_percpu(c, &sum);
-	before = htab_get(&c->cont_totals, key, NULL);
+	sum_percpu(l, &sum);
+	before = htab_get(&l->totals, key, NULL);
 	if (!before)
 		return -ENOMEM;
 	if (sum.count == before->count)
 		return 0;
-	r = new_row(c, n);
+	r = new_row(l, n);
 	if (!r)
 		return -ENOMEM;
 	r->key = *key;
 	delta(&r->val, &sum, before);
-	fill_comm(c, r);
+	fill_comm(l, r);
 	*before = sum;
 	return 0;
 }
 
-int locks_drain(struct collector *c, struct snapshot *s)
+static int drain_rows(struct locks *l, size_t *n)
 {
 	struct cont_key key, next;
 	const void *prev = NULL;
 	int err;
 
-	s->ncont = 0;
-	s->cont = c->cont_rows;
-	if (!c->cont)
-		return 0;
-	while (!bpf_map__get_next_key(c->cont->maps.stats, prev, &next, sizeof(next))) {
+	while (!bpf_map__get_next_key(l->skel->maps.stats, prev, &next, sizeof(next))) {
 		key = next;
 		prev = &key;
-		err = drain_one(c, &key, &s->ncont);
+		err = drain_one(l, &key, n);
 		if (err)
 			return err;
 	}
-	s->cont = c->cont_rows;
 	return 0;
 }
 
-static __u32 slot_of(uint64_t ns)
-{
-	__u32 s = 0;
-
-	while (ns > 1 && s < LS_HIST_SLOTS - 1) {
-		ns >>= 1;
-		s++;
-	}
-	return s;
-}
-
-static int add_inflight(struct collector *c, const struct cont_pending *p, uint64_t stop, size_t *n)
+static int add_inflight(struct locks *l, const struct cont_pending *p, uint64_t stop, size_t *n)
 {
 	struct cont_row *r;
 	uint64_t wait;
 
 	if (!p->start_ns || p->start_ns > stop)
 		return 0;
-	r = new_row(c, n);
+	r = new_row(l, n);
 	if (!r)
 		return -ENOMEM;
 	wait = stop - p->start_ns;
 	r->key = p->key;
 	r->val.count = 1;
 	r->val.total_ns = r->val.min_ns = r->val.max_ns = wait;
-	r->val.hist[slot_of(wait)] = 1;
-	fill_comm(c, r);
+	r->val.hist[log2_slot(wait, LS_HIST_SLOTS)] = 1;
+	fill_comm(l, r);
 	return 0;
 }
 
-static int close_sleeping(struct collector *c, uint64_t stop, size_t *n)
+static int close_sleeping(struct locks *l, uint64_t stop, size_t *n)
 {
-	struct bpf_map *m = c->cont->maps.pending_sleep;
+	struct bpf_map *m = l->skel->maps.pending_sleep;
 	struct cont_pending p;
 	__u32 tid, next;
 	const void *prev = NULL;
@@ -277,74 +318,107 @@ static int close_sleeping(struct collector *c, uint64_t stop, size_t *n)
 		prev = &tid;
 		if (bpf_map__lookup_elem(m, &tid, sizeof(tid), &p, sizeof(p), 0))
 			continue;
-		err = add_inflight(c, &p, stop, n);
+		err = add_inflight(l, &p, stop, n);
 		if (err)
 			return err;
 	}
 	return 0;
 }
 
-static int close_spinning(struct collector *c, uint64_t stop, size_t *n)
+static int close_spinning(struct locks *l, uint64_t stop, size_t *n)
 {
-	struct cont_pending_spin *ps = calloc(c->ncpus, sizeof(*ps));
+	struct cont_pending_spin *ps = calloc(l->ncpus, sizeof(*ps));
 	__u32 zero = 0, d;
 	int cpu, err = 0;
 
 	if (!ps)
 		return -ENOMEM;
-	if (bpf_map__lookup_elem(c->cont->maps.pending_spin, &zero, sizeof(zero), ps,
-				 sizeof(*ps) * c->ncpus, 0))
+	if (bpf_map__lookup_elem(l->skel->maps.pending_spin, &zero, sizeof(zero), ps,
+				 sizeof(*ps) * l->ncpus, 0))
 		goto out;
 	/* As in BPF: a spin older than a second lost its end; do not close it. */
-	for (cpu = 0; cpu < c->ncpus && !err; cpu++)
+	for (cpu = 0; cpu < l->ncpus && !err; cpu++)
 		for (d = 0; d < ps[cpu].depth && d < LS_PENDING_SPIN_DEPTH && !err; d++)
 			if (stop - ps[cpu].slot[d].start_ns < 1000000000ULL)
-				err = add_inflight(c, &ps[cpu].slot[d], stop, n);
+				err = add_inflight(l, &ps[cpu].slot[d], stop, n);
 out:
 	free(ps);
 	return err;
 }
 
-/*
- * Detach first, so that the maps stop changing, then take the last drain
- * and the waits that were still in progress at the detach.
- */
-int locks_stop(struct collector *c, struct snapshot *s)
+/* The maps stop changing; what is still waiting now is closed at this time. */
+static void locks_detach(void *priv)
 {
-	uint64_t stop = monotonic_ns();
+	struct locks *l = priv;
+
+	l->stop_ns = now_ns();
+	if (l->skel)
+		contention_bpf__detach(l->skel);
+}
+
+/* The last drain adds the waits that were still in progress at the detach. */
+static int locks_drain(struct collector *c, void *priv, struct snapshot *s, bool final)
+{
+	struct locks *l = priv;
 	int err;
 
+	(void)c;
 	s->ncont = 0;
-	s->cont = c->cont_rows;
-	if (!c->cont)
-		return 0;
-	contention_bpf__detach(c->cont);
-	err = locks_drain(c, s);
-	if (!err)
-		err = close_sleeping(c, stop, &s->ncont);
-	if (!err)
-		err = close_spinning(c, stop, &s->ncont);
-	s->cont = c->cont_rows;
+	err = drain_rows(l, &s->ncont);
+	if (!err && final)
+		err = close_sleeping(l, l->stop_ns, &s->ncont);
+	if (!err && final)
+		err = close_spinning(l, l->stop_ns, &s->ncont);
+	s->cont = l->rows;
 	return err;
 }
 
 int collector__fetch_stack(void *ctx, int32_t id, uint64_t *frames, int max)
 {
-	struct collector *c = ctx;
+	struct locks *l = family_priv(ctx, FAMILY_LOCKS);
 
-	return fetch_stack_map(c->cont->maps.stacks, id, frames, max, LS_STACK_DEPTH);
+	if (!l || !l->skel)
+		return -ENOENT;
+	return fetch_stack_map(l->skel->maps.stacks, id, frames, max, LS_STACK_DEPTH);
 }
 
-void collector__lost(const struct collector *c, struct cont_lost *lost)
+/* targets_full is the target filter's, counted whatever families are on. */
+static void locks_lost(const struct collector *c, const void *priv, uint64_t *vals)
 {
-	memset(lost, 0, sizeof(*lost));
-	if (c->cont)
-		*lost = c->cont->bss->lost;
-	lost->targets_full = collector__targets_full(c);
+	const struct locks *l = priv;
+	struct cont_lost lost = { 0 };
+
+	if (l && l->skel)
+		lost = l->skel->bss->lost;
+	lost.targets_full = collector__targets_full(c);
+	memcpy(vals, &lost, sizeof(lost));
 }
 
 size_t collector__rq_locks(const struct collector *c, const uint64_t **addrs)
 {
-	*addrs = c->rq_locks;
-	return c->nrq_locks;
+	const struct locks *l = family_priv(c, FAMILY_LOCKS);
+
+	*addrs = l ? l->rq_locks : NULL;
+	return l ? l->nrq_locks : 0;
 }
+
+static const struct bpf_object *locks_object(const void *priv)
+{
+	const struct locks *l = priv;
+
+	return l->skel ? l->skel->obj : NULL;
+}
+
+const struct family_ops locks_family = {
+	.name = "locks",
+	.what = "kernel lock waits: lock:contention_begin/end",
+	.choose_mode = locks_choose_mode,
+	.open = locks_open,
+	.drain = locks_drain,
+	.detach = locks_detach,
+	.free = locks_free,
+	.lost_names = lost_names,
+	.nlost = NLOST,
+	.lost = locks_lost,
+	.object = locks_object,
+};

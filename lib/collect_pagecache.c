@@ -99,12 +99,9 @@ struct fname {
 
 struct pagecache {
 	struct pagecache_bpf *skel;
-	int ncpus;
-	struct pc_val *percpu;
-	uint8_t kinds[PC__COUNT];
-	struct htab last_files;	/* pc_file_key -> uint64_t[PC__COUNT] */
-	struct htab last_procs;	/* pc_proc_key -> uint64_t[PC__COUNT] */
-	struct htab last_lost;	/* uint32 0 -> uint64_t[3] */
+	struct tsource files;
+	struct tsource procs;
+	struct tsource lost;
 	struct htab names;	/* pc_file_key -> struct fname */
 	struct htab comms;	/* char[16] -> char *, stable for the rows */
 	struct htab found;	/* pc_file_key -> char *: this drain's /proc search */
@@ -112,9 +109,6 @@ struct pagecache {
 	struct mount *mounts;
 	size_t nmounts;
 	size_t mounts_cap;
-	struct trows_buf files;
-	struct trows_buf procs;
-	struct trows_buf lost;
 	struct trows_buf lock_names;
 };
 
@@ -371,37 +365,20 @@ static int name_of(struct pagecache *pc, const struct pc_file_key *k, struct fna
 
 /* --- drain ----------------------------------------------------------------------- */
 
-/* One row of a per-CPU map summed over the CPUs. */
-static int read_sum(struct pagecache *pc, struct bpf_map *m, const void *k, size_t ksz, uint64_t *sum)
+static int file_keys(void *ctx, const void *key, uint64_t *row, void *stack)
 {
-	int cpu, i;
-
-	if (bpf_map__lookup_elem(m, k, ksz, pc->percpu, pc->ncpus * sizeof(*pc->percpu), 0))
-		return -errno;
-	memset(sum, 0, PC__COUNT * sizeof(*sum));
-	for (cpu = 0; cpu < pc->ncpus; cpu++)
-		for (i = 0; i < PC__COUNT; i++)
-			sum[i] += pc->percpu[cpu].v[i];
-	return 0;
-}
-
-static int add_file_row(struct pagecache *pc, const void *key, const uint64_t *delta)
-{
+	struct pagecache *pc = ctx;
 	const struct pc_file_key *k = key;
 	struct fname *fn;
-	uint64_t *row;
 	int err = name_of(pc, k, &fn);
 
+	(void)stack;
 	if (err)
 		return err;
-	row = trows_add(&pc->files);
-	if (!row)
-		return -ENOMEM;
 	row[FC_DEV] = k->dev;
 	row[FC_INO] = k->ino;
 	row[FC_PATH] = tptr(fn->path);
 	row[FC_LOCK] = fn->lock;
-	memcpy(&row[FC_VALS], delta, PC__COUNT * sizeof(*delta));
 	return 0;
 }
 
@@ -418,102 +395,54 @@ static const char *comm_of(struct pagecache *pc, const char *comm)
 	return p ? *p : NULL;
 }
 
-static int add_proc_row(struct pagecache *pc, const void *key, const uint64_t *delta)
+static int proc_keys(void *ctx, const void *key, uint64_t *row, void *stack)
 {
+	struct pagecache *pc = ctx;
 	const struct pc_proc_key *k = key;
 	const char *comm = comm_of(pc, k->comm);
-	uint64_t *row;
 
-	if (!comm || !(row = trows_add(&pc->procs)))
+	(void)stack;
+	if (!comm)
 		return -ENOMEM;
 	row[PR_PID] = k->tgid;
 	row[PR_COMM] = tptr(comm);
-	memcpy(&row[PR_VALS], delta, PC__COUNT * sizeof(*delta));
 	return 0;
 }
 
-typedef int (*add_row_fn)(struct pagecache *pc, const void *key, const uint64_t *delta);
-
-/* The rows of one per-CPU map that changed since the last drain, as deltas. */
-static int drain_map(struct pagecache *pc, struct bpf_map *m, struct htab *last, add_row_fn add)
+static int init_sources(struct pagecache *pc, int ncpus)
 {
-	union {
-		struct pc_file_key f;
-		struct pc_proc_key p;
-	} key, next;
-	uint64_t cur[PC__COUNT], delta[PC__COUNT];
-	size_t ksz = bpf_map__key_size(m);
-	void *prev = NULL;
-	bool changed;
-	int err = 0;
+	struct pagecache_bpf *s = pc->skel;
+	int err;
 
-	if (ksz > sizeof(key))
-		return -EINVAL;
-	while (!err && !bpf_map__get_next_key(m, prev, &next, ksz)) {
-		memcpy(&key, &next, ksz);
-		prev = &key;
-		err = read_sum(pc, m, &key, ksz, cur);
-		if (err == -ENOENT) {	/* deleted under us: not by us, but harmless */
-			err = 0;
-			continue;
-		}
-		if (!err)
-			err = tdelta(last, &key, cur, delta, pc->kinds, PC__COUNT, &changed);
-		if (!err && changed)
-			err = add(pc, &key, delta);
-	}
-	return err;
-}
-
-static int drain_lost(struct pagecache *pc)
-{
-	struct pc_lost *per = calloc(pc->ncpus, sizeof(*per));
-	const uint8_t kinds[3] = { TCOL_SUM, TCOL_SUM, TCOL_SUM };
-	uint64_t sum[3] = { 0 }, *row;
-	uint32_t zero = 0;
-	bool changed;
-	int cpu, err;
-
-	if (!per)
-		return -ENOMEM;
-	err = bpf_map__lookup_elem(pc->skel->maps.pc_lost, &zero, sizeof(zero), per,
-				   pc->ncpus * sizeof(*per), 0) ? -errno : 0;
-	for (cpu = 0; !err && cpu < pc->ncpus; cpu++) {
-		sum[0] += per[cpu].files_full;
-		sum[1] += per[cpu].procs_full;
-		sum[2] += per[cpu].info_full;
-	}
-	free(per);
+	pc->files = (struct tsource){ .schema = &file_schema, .map = s->maps.pc_files, .percpu = true,
+		.key_size = sizeof(struct pc_file_key), .val_size = sizeof(struct pc_val),
+		.nkeys = FC_VALS, .keys = file_keys, .ctx = pc };
+	pc->procs = (struct tsource){ .schema = &proc_schema, .map = s->maps.pc_procs, .percpu = true,
+		.key_size = sizeof(struct pc_proc_key), .val_size = sizeof(struct pc_val),
+		.nkeys = PR_VALS, .keys = proc_keys, .ctx = pc };
+	pc->lost = (struct tsource){ .schema = &lost_schema, .map = s->maps.pc_lost, .percpu = true,
+		.key_size = sizeof(uint32_t), .val_size = sizeof(struct pc_lost) };
+	err = tsource_init(&pc->files, ncpus);
 	if (!err)
-		err = tdelta(&pc->last_lost, &zero, sum, sum, kinds, 3, &changed);
-	if (err || !changed)
-		return err;
-	row = trows_add(&pc->lost);
-	if (!row)
-		return -ENOMEM;
-	memcpy(row, sum, sizeof(sum));
-	return 0;
+		err = tsource_init(&pc->procs, ncpus);
+	return err ? err : tsource_init(&pc->lost, ncpus);
 }
 
-static int pagecache_drain(struct collector *c, void *priv, bool final)
+/* Files are named (and their locks) before the procs' search is forgotten. */
+static int pagecache_drain(struct collector *c, void *priv, struct snapshot *s, bool final)
 {
 	struct pagecache *pc = priv;
 	int err;
 
+	(void)s;
 	(void)final;
-	pc->files.rows.n = pc->procs.rows.n = pc->lost.rows.n = pc->lock_names.rows.n = 0;
-	err = drain_map(pc, pc->skel->maps.pc_files, &pc->last_files, add_file_row);
+	pc->lock_names.rows.n = 0;
+	err = collector_drain_source(c, &pc->files, NULL);
 	forget_found(pc);
 	if (!err)
-		err = drain_map(pc, pc->skel->maps.pc_procs, &pc->last_procs, add_proc_row);
+		err = collector_drain_source(c, &pc->procs, NULL);
 	if (!err)
-		err = drain_lost(pc);
-	if (!err)
-		err = collector_add_table(c, &pc->files.rows);
-	if (!err)
-		err = collector_add_table(c, &pc->procs.rows);
-	if (!err)
-		err = collector_add_table(c, &pc->lost.rows);
+		err = collector_drain_source(c, &pc->lost, NULL);
 	return err ? err : collector_add_table(c, &pc->lock_names.rows);
 }
 
@@ -607,49 +536,59 @@ static int load(struct collector *c, struct pagecache *pc, bool btf, struct fami
 	return 0;
 }
 
-static struct pagecache *pagecache_new(int ncpus)
+/*
+ * tp_btf where BTF has our prototype of the add event, else the classic
+ * tracepoints, with the events this kernel has either way.
+ */
+static int choose(const struct features *f, enum attach_mode want, bool *btf, struct family_status *st)
 {
-	struct pagecache *pc = calloc(1, sizeof(*pc));
-	size_t i;
+	bool on[NEVENTS];
 
-	if (!pc)
-		return NULL;
-	pc->ncpus = ncpus;
-	htab_init(&pc->last_files, sizeof(struct pc_file_key), PC__COUNT * sizeof(uint64_t));
-	htab_init(&pc->last_procs, sizeof(struct pc_proc_key), PC__COUNT * sizeof(uint64_t));
-	htab_init(&pc->last_lost, sizeof(uint32_t), 3 * sizeof(uint64_t));
-	htab_init(&pc->names, sizeof(struct pc_file_key), sizeof(struct fname));
-	htab_init(&pc->comms, LS_PC_COMM_LEN, sizeof(char *));
-	htab_init(&pc->found, sizeof(struct pc_file_key), sizeof(char *));
-	pc->files.rows.schema = &file_schema;
-	pc->procs.rows.schema = &proc_schema;
-	pc->lost.rows.schema = &lost_schema;
-	pc->lock_names.rows.schema = &lock_name_schema;
-	for (i = 0; i < PC__COUNT; i++)
-		pc->kinds[i] = TCOL_SUM;
-	pc->percpu = calloc(ncpus, sizeof(*pc->percpu));
-	return pc;
-}
-
-static int pagecache_open(struct collector *c, const struct features *f, void **privp)
-{
-	struct family_status *st = status_of(c, FAMILY_PAGECACHE);
-	bool btf = c->o.mode != ATTACH_TP_CLASSIC && tp_btf_nargs(events[0].name) == events[0].nargs;
-	struct pagecache *pc;
-	int err;
-
-	if (!btf && (c->o.mode == ATTACH_TP_BTF || !f->r[FEAT_TP_FILEMAP].ok)) {
-		snprintf(st->why, sizeof(st->why), "%s", c->o.mode == ATTACH_TP_BTF ?
+	*btf = want != ATTACH_TP_CLASSIC && tp_btf_nargs(events[0].name) == events[0].nargs;
+	if (!*btf && (want == ATTACH_TP_BTF || !f->r[FEAT_TP_FILEMAP].ok)) {
+		snprintf(st->why, sizeof(st->why), "%s", want == ATTACH_TP_BTF ?
 			 "needs kernel BTF with the filemap raw tracepoints (tp_btf)" :
 			 f->r[FEAT_TP_FILEMAP].detail);
 		return -EOPNOTSUPP;
 	}
-	pc = pagecache_new(c->ncpus);
+	choose_events(*btf, on);
+	say_mode(st, *btf, on);
+	return 0;
+}
+
+static int pagecache_choose_mode(const struct features *f, enum attach_mode want, struct family_status *st)
+{
+	bool btf;
+
+	return choose(f, want, &btf, st);
+}
+
+static struct pagecache *pagecache_new(void)
+{
+	struct pagecache *pc = calloc(1, sizeof(*pc));
+
+	if (!pc)
+		return NULL;
+	htab_init(&pc->names, sizeof(struct pc_file_key), sizeof(struct fname));
+	htab_init(&pc->comms, LS_PC_COMM_LEN, sizeof(char *));
+	htab_init(&pc->found, sizeof(struct pc_file_key), sizeof(char *));
+	pc->lock_names.rows.schema = &lock_name_schema;
+	return pc;
+}
+
+static int pagecache_open(struct collector *c, const struct features *f, struct family_status *st,
+			  void **privp)
+{
+	struct pagecache *pc;
+	bool btf;
+	int err = choose(f, c->o.mode, &btf, st);
+
+	if (err)
+		return err;
+	pc = pagecache_new();
 	if (!pc)
 		return -ENOMEM;
 	*privp = pc;
-	if (!pc->percpu)
-		return -ENOMEM;
 	if (read_mounts(pc))
 		pr_warn("pagecache: cannot read /proc/self/mountinfo: paths stay relative to their filesystem\n");
 	err = load(c, pc, btf, st);
@@ -658,7 +597,7 @@ static int pagecache_open(struct collector *c, const struct features *f, void **
 		st->why[0] = '\0';
 		err = load(c, pc, false, st);
 	}
-	return err;
+	return err ? err : init_sources(pc, c->ncpus);
 }
 
 static void pagecache_detach(void *priv)
@@ -685,9 +624,9 @@ static void pagecache_free(void *priv)
 	size_t i;
 
 	pagecache_bpf__destroy(pc->skel);
-	htab_free(&pc->last_files);
-	htab_free(&pc->last_procs);
-	htab_free(&pc->last_lost);
+	tsource_free(&pc->files);
+	tsource_free(&pc->procs);
+	tsource_free(&pc->lost);
 	free_strings(&pc->names, offsetof(struct fname, path));
 	free_strings(&pc->comms, 0);
 	free_strings(&pc->found, 0);
@@ -696,23 +635,21 @@ static void pagecache_free(void *priv)
 		free(pc->mounts[i].dir);
 	}
 	free(pc->mounts);
-	trows_buf_free(&pc->files);
-	trows_buf_free(&pc->procs);
-	trows_buf_free(&pc->lost);
 	trows_buf_free(&pc->lock_names);
-	free(pc->percpu);
 	free(pc);
 }
 
-static struct bpf_object *pagecache_object(void *priv)
+static const struct bpf_object *pagecache_object(const void *priv)
 {
-	struct pagecache *pc = priv;
+	const struct pagecache *pc = priv;
 
 	return pc->skel ? pc->skel->obj : NULL;
 }
 
-const struct table_family pagecache_family = {
-	.bit = FAMILY_PAGECACHE,
+const struct family_ops pagecache_family = {
+	.name = "pagecache",
+	.what = "filemap and readahead events: pages added, evicted, looked up, faulted, per file and process",
+	.choose_mode = pagecache_choose_mode,
 	.open = pagecache_open,
 	.drain = pagecache_drain,
 	.detach = pagecache_detach,

@@ -13,12 +13,45 @@
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "buf.h"
 #include "collector_int.h"
 #include "log.h"
 #include "sample.skel.h"
 
 _Static_assert(sizeof(struct sample_key) == 16, "sample_key layout is shared with BPF");
 _Static_assert(sizeof(struct sample_lost) == 4 * 8, "sample_lost layout is shared with BPF");
+
+static const char *const lost_names[] = {
+	"sample_kstack_error", "sample_ustack_error", "sample_stack_collision", "sample_map_full",
+};
+
+#define NLOST	(sizeof(lost_names) / sizeof(lost_names[0]))
+_Static_assert(sizeof(struct sample_lost) == NLOST * sizeof(__u64), "one name per loss counter, in order");
+
+struct sampler {
+	struct sample_bpf *skel;
+	int ncpus;
+	uint32_t freq;
+	struct bpf_link **links;
+	int nlinks;
+	struct htab totals;	/* sample_key -> uint64 count */
+	struct sample_row *rows;
+	size_t cap;
+	struct ring_buffer *events;
+	new_process_fn on_new_process;
+	void *on_new_process_ctx;
+};
+
+static int sample_choose_mode(const struct features *f, enum attach_mode want, struct family_status *st)
+{
+	(void)want;	/* perf events have one mode */
+	if (!f->r[FEAT_PERF_EVENT].ok) {
+		snprintf(st->why, sizeof(st->why), "%s", f->r[FEAT_PERF_EVENT].detail);
+		return -EOPNOTSUPP;
+	}
+	snprintf(st->mode, sizeof(st->mode), "perf_event");
+	return 0;
+}
 
 static int open_event(int cpu, bool hardware, uint32_t freq)
 {
@@ -39,198 +72,237 @@ static int open_event(int cpu, bool hardware, uint32_t freq)
  * Cycles first: where there is no PMU (most VMs) every open fails the same
  * way, and cpu-clock is used on all CPUs instead.
  */
-static int attach_cpu(struct collector *c, int cpu, bool *hardware)
+static int attach_cpu(struct sampler *m, int cpu, bool *hardware)
 {
 	struct bpf_link *link;
-	int fd = open_event(cpu, *hardware, c->o.sample_freq);
+	int fd = open_event(cpu, *hardware, m->freq);
 
 	if (fd < 0 && *hardware && fd != -ENODEV) {
 		*hardware = false;
-		fd = open_event(cpu, false, c->o.sample_freq);
+		fd = open_event(cpu, false, m->freq);
 	}
 	if (fd == -ENODEV)
 		return 0;
 	if (fd < 0)
 		return fd;
-	link = bpf_program__attach_perf_event(c->sample->progs.on_sample, fd);
+	link = bpf_program__attach_perf_event(m->skel->progs.on_sample, fd);
 	if (!link) {
 		int err = -errno;
 
 		close(fd);
 		return err;
 	}
-	c->sample_links[c->nsample_links++] = link;	/* the link owns fd */
+	m->links[m->nlinks++] = link;	/* the link owns fd */
 	return 0;
 }
 
-static int attach_all(struct collector *c, struct family_status *st)
+static void sample_detach(void *priv)
+{
+	struct sampler *m = priv;
+	int i;
+
+	for (i = 0; i < m->nlinks; i++)
+		bpf_link__destroy(m->links[i]);
+	m->nlinks = 0;
+}
+
+/* All CPUs or none: a family half attached would sample some CPUs only. */
+static int attach_all(struct sampler *m, struct family_status *st)
 {
 	bool hardware = true;
 	int cpu, err = 0;
 
-	c->sample_links = calloc(c->ncpus, sizeof(*c->sample_links));
-	if (!c->sample_links)
+	m->links = calloc(m->ncpus, sizeof(*m->links));
+	if (!m->links)
 		return -ENOMEM;
-	for (cpu = 0; cpu < c->ncpus && !err; cpu++)
-		err = attach_cpu(c, cpu, &hardware);
-	if (err)
+	for (cpu = 0; cpu < m->ncpus && !err; cpu++)
+		err = attach_cpu(m, cpu, &hardware);
+	if (err) {
 		snprintf(st->why, sizeof(st->why), "perf_event_open on CPU %d: %s", cpu - 1, strerror(-err));
-	else
-		snprintf(st->mode, sizeof(st->mode), "%s@%uHz", hardware ? "cycles" : "cpu-clock",
-			 c->o.sample_freq);
+		sample_detach(m);
+	} else {
+		snprintf(st->mode, sizeof(st->mode), "%s@%uHz", hardware ? "cycles" : "cpu-clock", m->freq);
+	}
 	return err;
 }
 
-int sample_open(struct collector *c, const struct features *f)
+static int sample_open(struct collector *c, const struct features *f, struct family_status *st,
+		       void **priv)
 {
-	struct family_status *st = status_of(c, FAMILY_SAMPLE);
-	struct sample_bpf *s;
-	int err;
+	struct sampler *m;
+	int err = sample_choose_mode(f, c->o.mode, st);
 
-	htab_init(&c->sample_totals, sizeof(struct sample_key), sizeof(uint64_t));
-	if (!f->r[FEAT_PERF_EVENT].ok) {
-		snprintf(st->why, sizeof(st->why), "%s", f->r[FEAT_PERF_EVENT].detail);
-		return -EOPNOTSUPP;
-	}
-	s = sample_bpf__open();
-	if (!s)
+	if (err)
+		return err;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	*priv = m;
+	m->ncpus = c->ncpus;
+	m->freq = c->o.sample_freq;
+	htab_init(&m->totals, sizeof(struct sample_key), sizeof(uint64_t));
+	m->skel = sample_bpf__open();
+	if (!m->skel)
 		return -errno;
-	c->sample = s;
-	s->rodata->filter_targets = c->o.filter_targets;
-	err = reuse_target_maps(c, s->maps.targets, s->maps.targets_gen);
+	m->skel->rodata->filter_targets = c->o.filter_targets;
+	err = reuse_target_maps(c, m->skel->maps.targets, m->skel->maps.targets_gen);
 	if (!err)
-		err = sample_bpf__load(s);
+		err = sample_bpf__load(m->skel);
 	if (err) {
 		snprintf(st->why, sizeof(st->why), "loading the sampler failed: %s", strerror(-err));
 		return err;
 	}
-	err = attach_all(c, st);
-	if (!err)
-		st->attached = true;
-	return err;
+	return attach_all(m, st);
 }
 
-void sample_detach(struct collector *c)
+static void sample_free(void *priv)
 {
-	int i;
+	struct sampler *m = priv;
 
-	for (i = 0; i < c->nsample_links; i++)
-		bpf_link__destroy(c->sample_links[i]);
-	c->nsample_links = 0;
+	ring_buffer__free(m->events);
+	sample_detach(m);
+	free(m->links);
+	sample_bpf__destroy(m->skel);
+	htab_free(&m->totals);
+	free(m->rows);
+	free(m);
 }
 
-void sample_free(struct collector *c)
-{
-	ring_buffer__free(c->events);
-	sample_detach(c);
-	free(c->sample_links);
-	sample_bpf__destroy(c->sample);
-	htab_free(&c->sample_totals);
-	free(c->sample_rows);
-}
-
-static void sample_comm(struct collector *c, struct sample_row *r)
+static void sample_comm(struct sampler *m, struct sample_row *r)
 {
 	__u32 tid = r->key.tid;
 
-	if (bpf_map__lookup_elem(c->sample->maps.sample_comms, &tid, sizeof(tid),
+	if (bpf_map__lookup_elem(m->skel->maps.sample_comms, &tid, sizeof(tid),
 				 r->comm, sizeof(r->comm), 0))
 		snprintf(r->comm, sizeof(r->comm), "%s", tid ? "?" : "swapper");
 	r->comm[sizeof(r->comm) - 1] = '\0';
 }
 
-static int drain_one(struct collector *c, const struct sample_key *key, struct snapshot *s)
+static int drain_one(struct sampler *m, const struct sample_key *key, struct snapshot *s)
 {
 	uint64_t now, *before;
 	struct sample_row *r;
 
-	if (bpf_map__lookup_elem(c->sample->maps.counts, key, sizeof(*key), &now, sizeof(now), 0))
+	if (bpf_map__lookup_elem(m->skel->maps.counts, key, sizeof(*key), &now, sizeof(now), 0))
 		return 0;
-	before = htab_get(&c->sample_totals, key, NULL);
+	before = htab_get(&m->totals, key, NULL);
 	if (!before)
 		return -ENOMEM;
 	if (now == *before)
 		return 0;
-	c->sample_rows = grow_rows(c->sample_rows, &c->sample_cap, s->nsamples + 1, sizeof(*r));
-	if (!c->sample_rows)
+	if (grow_array((void **)&m->rows, &m->cap, s->nsamples + 1, sizeof(*r)))
 		return -ENOMEM;
-	r = &c->sample_rows[s->nsamples++];
+	r = &m->rows[s->nsamples++];
 	r->key = *key;
 	r->count = now - *before;
-	sample_comm(c, r);
+	sample_comm(m, r);
 	*before = now;
 	return 0;
 }
 
-int sample_drain(struct collector *c, struct snapshot *s)
+static int sample_drain(struct collector *c, void *priv, struct snapshot *s, bool final)
 {
+	struct sampler *m = priv;
 	struct sample_key key, next;
 	const void *prev = NULL;
-	int err;
+	int err = 0;
 
+	(void)c;
+	(void)final;
 	s->nsamples = 0;
-	s->samples = c->sample_rows;
-	if (!c->sample)
-		return 0;
-	while (!bpf_map__get_next_key(c->sample->maps.counts, prev, &next, sizeof(next))) {
+	while (!err && !bpf_map__get_next_key(m->skel->maps.counts, prev, &next, sizeof(next))) {
 		key = next;
 		prev = &key;
-		err = drain_one(c, &key, s);
-		if (err)
-			return err;
+		err = drain_one(m, &key, s);
 	}
-	s->samples = c->sample_rows;
-	return 0;
+	s->samples = m->rows;
+	return err;
 }
 
 int collector__fetch_sample_kstack(void *ctx, int32_t id, uint64_t *frames, int max)
 {
-	struct collector *c = ctx;
+	struct sampler *m = family_priv(ctx, FAMILY_SAMPLE);
 
-	return fetch_stack_map(c->sample->maps.kstacks, id, frames, max, LS_SAMPLE_KSTACK_DEPTH);
+	if (!m || !m->skel)
+		return -ENOENT;
+	return fetch_stack_map(m->skel->maps.kstacks, id, frames, max, LS_SAMPLE_KSTACK_DEPTH);
 }
 
 int collector__fetch_sample_ustack(void *ctx, int32_t id, uint64_t *frames, int max)
 {
-	struct collector *c = ctx;
+	struct sampler *m = family_priv(ctx, FAMILY_SAMPLE);
 
-	return fetch_stack_map(c->sample->maps.ustacks, id, frames, max, LS_SAMPLE_USTACK_DEPTH);
+	if (!m || !m->skel)
+		return -ENOENT;
+	return fetch_stack_map(m->skel->maps.ustacks, id, frames, max, LS_SAMPLE_USTACK_DEPTH);
 }
 
-void collector__sample_lost(const struct collector *c, struct sample_lost *lost)
+static void sample_lost(const struct collector *c, const void *priv, uint64_t *vals)
 {
-	memset(lost, 0, sizeof(*lost));
-	if (c->sample)
-		*lost = c->sample->bss->lost;
+	const struct sampler *m = priv;
+
+	(void)c;
+	if (m && m->skel)
+		memcpy(vals, &m->skel->bss->lost, sizeof(m->skel->bss->lost));
 }
 
 static int on_event(void *ctx, void *data, size_t size)
 {
-	struct collector *c = ctx;
+	struct sampler *m = ctx;
 
 	if (size >= sizeof(__u32))
-		c->on_new_process(c->on_new_process_ctx, *(__u32 *)data);
+		m->on_new_process(m->on_new_process_ctx, *(__u32 *)data);
 	return 0;
 }
 
 int collector__watch_processes(struct collector *c, new_process_fn fn, void *ctx)
 {
-	if (!c->sample || !status_of(c, FAMILY_SAMPLE)->attached)
+	struct sampler *m = family_priv(c, FAMILY_SAMPLE);
+
+	if (!m || status_of(c, FAMILY_SAMPLE)->state != FSTATE_ATTACHED)
 		return 0;
-	c->on_new_process = fn;
-	c->on_new_process_ctx = ctx;
-	c->events = ring_buffer__new(bpf_map__fd(c->sample->maps.new_tgids), on_event, c, NULL);
-	return c->events ? 0 : -errno;
+	m->on_new_process = fn;
+	m->on_new_process_ctx = ctx;
+	m->events = ring_buffer__new(bpf_map__fd(m->skel->maps.new_tgids), on_event, m, NULL);
+	return m->events ? 0 : -errno;
+}
+
+static struct ring_buffer *events_of(const struct collector *c)
+{
+	const struct sampler *m = family_priv(c, FAMILY_SAMPLE);
+
+	return m ? m->events : NULL;
 }
 
 int collector__event_fd(const struct collector *c)
 {
-	return c->events ? ring_buffer__epoll_fd(c->events) : -1;
+	return events_of(c) ? ring_buffer__epoll_fd(events_of(c)) : -1;
 }
 
 int collector__consume(struct collector *c)
 {
-	int n = c->events ? ring_buffer__consume(c->events) : 0;
+	int n = events_of(c) ? ring_buffer__consume(events_of(c)) : 0;
 
 	return n < 0 ? n : 0;
 }
+
+static const struct bpf_object *sample_object(const void *priv)
+{
+	const struct sampler *m = priv;
+
+	return m->skel ? m->skel->obj : NULL;
+}
+
+const struct family_ops sample_family = {
+	.name = "sample",
+	.what = "where the CPU time goes: cycles where a PMU exists, else cpu-clock, one event per CPU",
+	.choose_mode = sample_choose_mode,
+	.open = sample_open,
+	.drain = sample_drain,
+	.detach = sample_detach,
+	.free = sample_free,
+	.lost_names = lost_names,
+	.nlost = NLOST,
+	.lost = sample_lost,
+	.object = sample_object,
+};

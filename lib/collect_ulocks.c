@@ -17,6 +17,7 @@
 #include <bpf/libbpf.h>
 #include "buf.h"
 #include "collector_int.h"
+#include "hist.h"
 #include "log.h"
 #include "syms.h"
 #include "ulock_names.h"
@@ -85,28 +86,6 @@ static const struct tschema cost_schema = { "ulocks.uprobes", NCOLS(cost_cols), 
 #define NLOST	NCOLS(lost_cols)
 _Static_assert(sizeof(struct ulock_lost) == NLOST * sizeof(__u64), "one column per loss counter");
 
-struct ulocks;
-
-/* One per-CPU table of rows in BPF and the counter table it becomes. */
-struct usource {
-	const struct tschema *schema;
-	struct bpf_map *map;
-	uint32_t key_size;
-	uint32_t val_size;
-	uint32_t nkeys;		/* key columns */
-	uint32_t nvals;
-	uint8_t kinds[MAX_VALS];
-	void (*values)(const void *val, uint64_t *out);
-	void (*keys)(struct ulocks *u, const void *key, uint64_t *row, struct tustack *s);
-	struct htab last;	/* BPF key -> uint64_t[nvals] at the last drain */
-	struct trows_buf rows;
-	struct tustack *stacks;	/* one per row of this drain */
-	size_t stacks_cap;
-	void *percpu;
-	void *key;		/* iteration buffers */
-	void *next;
-};
-
 enum { SRC_WAIT, SRC_WAKE, SRC_HOLD, SRC__COUNT };
 
 #define NUPROBES	7
@@ -114,10 +93,9 @@ enum { SRC_WAIT, SRC_WAKE, SRC_HOLD, SRC__COUNT };
 struct ulocks {
 	struct ulocks_bpf *skel;
 	int ncpus;
-	struct usource src[SRC__COUNT];
+	struct tsource src[SRC__COUNT];
 	struct ulock_names names;
-	struct htab last_lost;
-	struct trows_buf lost;
+	struct tsource lost;
 	struct trows_buf cost;
 	/* uprobes */
 	struct bpf_link *uprobes[NUPROBES];
@@ -198,164 +176,24 @@ static void common_keys(struct ulocks *u, uint64_t lock, uint32_t tgid, uint32_t
 	row[KC_COMM] = tptr(ulock_names__comm(&u->names, tgid));
 }
 
-static void lock_keys(struct ulocks *u, const void *key, uint64_t *row, struct tustack *s)
+static int lock_keys(void *ctx, const void *key, uint64_t *row, void *stack)
 {
 	const struct ulock_key *k = key;
 
-	common_keys(u, k->lock, k->tgid, k->kind, row);
-	stack_of(s, k->tgid, k->frames);
+	common_keys(ctx, k->lock, k->tgid, k->kind, row);
+	stack_of(stack, k->tgid, k->frames);
+	return 0;
 }
 
-static void wake_keys(struct ulocks *u, const void *key, uint64_t *row, struct tustack *s)
+static int wake_keys(void *ctx, const void *key, uint64_t *row, void *stack)
 {
 	const struct uwake_key *k = key;
 
-	common_keys(u, k->lock, k->tgid, k->kind, row);
+	common_keys(ctx, k->lock, k->tgid, k->kind, row);
 	row[NKEY_COLS] = k->waker;
 	row[NKEY_COLS + 1] = k->from_owner;
-	stack_of(s, k->tgid, k->frames);
-}
-
-static void source_init(struct usource *src, const struct tschema *schema, struct bpf_map *map,
-			uint32_t key_size, uint32_t val_size, uint32_t nkeys,
-			void (*values)(const void *, uint64_t *),
-			void (*keys)(struct ulocks *, const void *, uint64_t *, struct tustack *))
-{
-	uint32_t i;
-
-	src->schema = schema;
-	src->map = map;
-	src->key_size = key_size;
-	src->val_size = val_size;
-	src->nkeys = nkeys;
-	src->nvals = schema->ncols - nkeys;
-	for (i = 0; i < src->nvals; i++)
-		src->kinds[i] = schema->cols[nkeys + i].kind;
-	src->values = values;
-	src->keys = keys;
-	src->rows.rows.schema = schema;
-	htab_init(&src->last, key_size, src->nvals * sizeof(uint64_t));
-}
-
-static void source_free(struct usource *src)
-{
-	htab_free(&src->last);
-	trows_buf_free(&src->rows);
-	free(src->stacks);
-	free(src->percpu);
-	free(src->key);
-	free(src->next);
-}
-
-static void merge_val(uint64_t *acc, uint64_t v, uint8_t kind)
-{
-	if (kind == TCOL_MAX)
-		*acc = v > *acc ? v : *acc;
-	else if (kind == TCOL_MIN)
-		*acc = v && (!*acc || v < *acc) ? v : *acc;
-	else
-		*acc += v;
-}
-
-/* One row's values folded over the CPUs. */
-static int read_row(struct ulocks *u, struct usource *src, const void *key, uint64_t *sum)
-{
-	uint64_t one[MAX_VALS];
-	uint32_t i;
-	int cpu;
-
-	if (bpf_map__lookup_elem(src->map, key, src->key_size, src->percpu,
-				 (size_t)u->ncpus * src->val_size, 0))
-		return -errno;
-	memset(sum, 0, src->nvals * sizeof(*sum));
-	for (cpu = 0; cpu < u->ncpus; cpu++) {
-		src->values((const char *)src->percpu + (size_t)cpu * src->val_size, one);
-		for (i = 0; i < src->nvals; i++)
-			merge_val(&sum[i], one[i], src->kinds[i]);
-	}
+	stack_of(stack, k->tgid, k->frames);
 	return 0;
-}
-
-static int add_row(struct ulocks *u, struct usource *src, const void *key, const uint64_t *delta)
-{
-	uint64_t *row = trows_add(&src->rows);
-
-	if (!row || grow_array((void **)&src->stacks, &src->stacks_cap, src->rows.rows.n,
-			       sizeof(*src->stacks)))
-		return -ENOMEM;
-	src->keys(u, key, row, &src->stacks[src->rows.rows.n - 1]);
-	memcpy(&row[src->nkeys], delta, src->nvals * sizeof(*delta));
-	return 0;
-}
-
-/* The row of one key: with the waits still open at the end added (extra). */
-static int drain_key(struct ulocks *u, struct usource *src, const void *key, struct htab *extra)
-{
-	uint64_t cur[MAX_VALS], delta[MAX_VALS], *more;
-	bool changed;
-	uint32_t i;
-	int err;
-
-	err = read_row(u, src, key, cur);
-	if (err == -ENOENT)
-		return 0;	/* gone under us: harmless */
-	more = extra ? htab_find(extra, key) : NULL;
-	if (more && more[0]) {
-		for (i = 0; i < src->nvals; i++)
-			merge_val(&cur[i], more[1 + i], src->kinds[i]);
-		more[0] = 0;	/* used */
-	}
-	if (!err)
-		err = tdelta(&src->last, key, cur, delta, src->kinds, src->nvals, &changed);
-	return err || !changed ? err : add_row(u, src, key, delta);
-}
-
-/* Waits open in the extra table whose rows BPF never made. */
-static int drain_extra(struct ulocks *u, struct usource *src, struct htab *extra)
-{
-	uint64_t delta[MAX_VALS], *more;
-	const void *key;
-	size_t it = 0;
-	bool changed;
-	int err = 0;
-
-	while (!err && (more = htab_next(extra, &it, &key))) {
-		if (!more[0])
-			continue;
-		err = tdelta(&src->last, key, more + 1, delta, src->kinds, src->nvals, &changed);
-		if (!err && changed)
-			err = add_row(u, src, key, delta);
-	}
-	return err;
-}
-
-static int drain_source(struct collector *c, struct ulocks *u, struct usource *src, struct htab *extra)
-{
-	void *prev = NULL, *tmp;
-	size_t i;
-	int err = 0;
-
-	src->rows.rows.n = 0;
-	while (!err && !bpf_map__get_next_key(src->map, prev, src->next, src->key_size)) {
-		tmp = src->key;
-		src->key = src->next;
-		src->next = tmp;
-		prev = src->key;
-		err = drain_key(u, src, src->key, extra);
-	}
-	if (!err && extra)
-		err = drain_extra(u, src, extra);
-	for (i = 0; i < src->rows.rows.n; i++)
-		src->rows.rows.v[i * src->schema->ncols + KC_STACK] = tptr(&src->stacks[i]);
-	return err ? err : collector_add_table(c, &src->rows.rows);
-}
-
-/* As log2_slot() in BPF: slot i holds [2^i, 2^(i+1)) ns. */
-static int hist_slot(uint64_t d)
-{
-	int slot = d ? 63 - __builtin_clzll(d) : 0;
-
-	return slot < LS_ULOCK_HIST_SLOTS ? slot : LS_ULOCK_HIST_SLOTS - 1;
 }
 
 /*
@@ -366,7 +204,7 @@ static int hist_slot(uint64_t d)
 static int open_waits(struct ulocks *u, struct htab *extra)
 {
 	struct bpf_map *m = u->skel->maps.threads;
-	uint64_t now = monotonic_ns(), *v;
+	uint64_t now = now_ns(), *v;
 	struct ulock_thread t;
 	struct ulock_key k;
 	__u32 tid, next, *prev = NULL;
@@ -389,41 +227,11 @@ static int open_waits(struct ulocks *u, struct htab *extra)
 		v[0] = 1;
 		v[1] += 1;
 		v[2] += d;
-		merge_val(&v[3], d, TCOL_MIN);
-		merge_val(&v[4], d, TCOL_MAX);
-		v[5 + hist_slot(d)]++;
+		tsource_merge(&v[3], d, TCOL_MIN);
+		tsource_merge(&v[4], d, TCOL_MAX);
+		v[5 + log2_slot(d, LS_ULOCK_HIST_SLOTS)]++;
 	}
 	return 0;
-}
-
-static int drain_lost(struct collector *c, struct ulocks *u)
-{
-	struct ulock_lost *per = calloc(u->ncpus, sizeof(*per));
-	uint64_t sum[NLOST] = { 0 }, *row;
-	uint8_t kinds[NLOST];
-	uint32_t zero = 0, i;
-	bool changed;
-	int cpu, err;
-
-	if (!per)
-		return -ENOMEM;
-	memset(kinds, TCOL_SUM, sizeof(kinds));
-	err = bpf_map__lookup_elem(u->skel->maps.ulock_lost, &zero, sizeof(zero), per,
-				   u->ncpus * sizeof(*per), 0) ? -errno : 0;
-	for (cpu = 0; !err && cpu < u->ncpus; cpu++)
-		for (i = 0; i < NLOST; i++)
-			sum[i] += ((const __u64 *)&per[cpu])[i];
-	free(per);
-	u->lost.rows.n = 0;
-	if (!err)
-		err = tdelta(&u->last_lost, &zero, sum, sum, kinds, NLOST, &changed);
-	if (err || !changed)
-		return err;
-	row = trows_add(&u->lost);
-	if (!row)
-		return -ENOMEM;
-	memcpy(row, sum, sizeof(sum));
-	return collector_add_table(c, &u->lost.rows);
 }
 
 /* --- uprobes ---------------------------------------------------------------- */
@@ -477,7 +285,7 @@ static void check_budget(struct collector *c, struct ulocks *u, uint64_t hits, u
 
 static int drain_cost(struct collector *c, struct ulocks *u)
 {
-	uint64_t hits = uprobe_hits(u), now = monotonic_ns(), *row;
+	uint64_t hits = uprobe_hits(u), now = now_ns(), *row;
 	uint64_t cur[4] = { hits, (uint64_t)(u->hit_ns + 0.5), u->budget, u->detached };
 
 	check_budget(c, u, hits, now);
@@ -542,14 +350,14 @@ static pthread_mutex_t calib_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static uint64_t time_lock_calls(void)
 {
-	uint64_t t0 = monotonic_ns();
+	uint64_t t0 = now_ns();
 	int i;
 
 	for (i = 0; i < CALIB_CALLS; i++) {
 		pthread_mutex_lock(&calib_lock);
 		pthread_mutex_unlock(&calib_lock);
 	}
-	return monotonic_ns() - t0;
+	return now_ns() - t0;
 }
 
 /*
@@ -626,7 +434,7 @@ static int attach_uprobes(struct collector *c, struct ulocks *u, struct family_s
 	u->uprobes_on = true;
 	u->hit_ns = measure_hit_ns(u, libc);
 	u->hits = uprobe_hits(u);
-	u->hits_t = monotonic_ns();
+	u->hits_t = now_ns();
 	snprintf(where, sizeof(where), pid > 0 ? "pid %d" : "every process", pid);
 	snprintf(st->mode, sizeof(st->mode), "uprobe (%s) in %.60s; %.1f us a hit, budget %u/s%s%.90s",
 		 where, libc, u->hit_ns / 1e3, u->budget, u->force ? " (--force)" : "", skipped);
@@ -664,17 +472,40 @@ static bool tracepoint_exists(const char *event)
 }
 
 /* futex2 (v6.7) and futex_waitv (v5.16) where the kernel has them. */
-static bool choose_futex2(struct ulocks_bpf *s)
+static void futex2_events(bool *wait, bool *waitv)
 {
-	bool wait = tracepoint_exists("sys_enter_futex_wait") && tracepoint_exists("sys_enter_futex_wake");
-	bool waitv = tracepoint_exists("sys_enter_futex_waitv");
+	*wait = tracepoint_exists("sys_enter_futex_wait") && tracepoint_exists("sys_enter_futex_wake");
+	*waitv = tracepoint_exists("sys_enter_futex_waitv");
+}
 
+static void choose_futex2(struct ulocks_bpf *s)
+{
+	bool wait, waitv;
+
+	futex2_events(&wait, &waitv);
 	bpf_program__set_autoload(s->progs.futex2_wait_tp, wait);
 	bpf_program__set_autoload(s->progs.futex2_wait_exit_tp, wait);
 	bpf_program__set_autoload(s->progs.futex2_wake_tp, wait);
 	bpf_program__set_autoload(s->progs.futex_waitv_tp, waitv);
 	bpf_program__set_autoload(s->progs.futex_waitv_exit_tp, waitv);
-	return wait || waitv;
+}
+
+/* The syscall tracepoints, whatever --attach says: there is no other way in. */
+static int ulocks_choose_mode(const struct features *f, enum attach_mode want, struct family_status *st)
+{
+	bool wait, waitv;
+
+	(void)f;
+	(void)want;
+	if (!tracepoint_exists("sys_enter_futex") || !tracepoint_exists("sys_exit_futex")) {
+		snprintf(st->why, sizeof(st->why), "%s",
+			 tracefs_path() ? "no syscalls:sys_enter_futex tracepoint (CONFIG_FTRACE_SYSCALLS)"
+					: "tracefs not available");
+		return -EOPNOTSUPP;
+	}
+	futex2_events(&wait, &waitv);
+	snprintf(st->mode, sizeof(st->mode), "tracepoint (futex%s)", wait || waitv ? ", futex2" : "");
+	return 0;
 }
 
 static void keep_uprobes(struct ulocks_bpf *s, bool on)
@@ -686,58 +517,63 @@ static void keep_uprobes(struct ulocks_bpf *s, bool on)
 	bpf_program__set_autoload(s->progs.lock_release, on);
 }
 
+/* One per-CPU map of rows and the table it becomes. */
+static struct tsource source(const struct tschema *schema, struct bpf_map *map, uint32_t key_size,
+			     uint32_t val_size, uint32_t nkeys, void (*values)(const void *, uint64_t *),
+			     int (*keys)(void *, const void *, uint64_t *, void *), struct ulocks *u)
+{
+	return (struct tsource){ .schema = schema, .map = map, .percpu = true, .key_size = key_size,
+		.val_size = val_size, .nkeys = nkeys, .values = values, .keys = keys, .ctx = u };
+}
+
+static int init_sources(struct ulocks *u, int ncpus)
+{
+	struct ulocks_bpf *s = u->skel;
+	int i, err = 0;
+
+	u->src[SRC_WAIT] = source(&wait_schema, s->maps.wait_rows, sizeof(struct ulock_key),
+				  sizeof(struct ulock_wait), NKEY_COLS, wait_values, lock_keys, u);
+	u->src[SRC_WAKE] = source(&wake_schema, s->maps.wake_rows, sizeof(struct uwake_key),
+				  sizeof(struct uwake_val), NKEY_COLS + 2, wake_values, wake_keys, u);
+	u->src[SRC_HOLD] = source(&hold_schema, s->maps.hold_rows, sizeof(struct ulock_key),
+				  sizeof(struct uhold_val), NKEY_COLS, hold_values, lock_keys, u);
+	u->lost = source(&lost_schema, s->maps.ulock_lost, sizeof(uint32_t), sizeof(struct ulock_lost),
+			 0, NULL, NULL, u);
+	for (i = 0; i < SRC__COUNT && !err; i++)
+		err = tsource_init(&u->src[i], ncpus);
+	return err ? err : tsource_init(&u->lost, ncpus);
+}
+
 static struct ulocks *ulocks_new(struct collector *c)
 {
 	struct ulocks *u = calloc(1, sizeof(*u));
-	struct usource *src;
-	int i;
 
 	if (!u)
 		return NULL;
 	u->ncpus = c->ncpus;
 	u->budget = c->o.event_budget ? c->o.event_budget : DEFAULT_BUDGET;
 	u->force = c->o.force;
-	htab_init(&u->last_lost, sizeof(uint32_t), NLOST * sizeof(uint64_t));
-	u->lost.rows.schema = &lost_schema;
 	u->cost.rows.schema = &cost_schema;
 	if (ulock_names__init(&u->names))
 		return u;	/* the caller sees skel == NULL */
 	u->skel = ulocks_bpf__open();
-	if (!u->skel)
-		return u;
-	source_init(&u->src[SRC_WAIT], &wait_schema, u->skel->maps.wait_rows, sizeof(struct ulock_key),
-		    sizeof(struct ulock_wait), NKEY_COLS, wait_values, lock_keys);
-	source_init(&u->src[SRC_WAKE], &wake_schema, u->skel->maps.wake_rows, sizeof(struct uwake_key),
-		    sizeof(struct uwake_val), NKEY_COLS + 2, wake_values, wake_keys);
-	source_init(&u->src[SRC_HOLD], &hold_schema, u->skel->maps.hold_rows, sizeof(struct ulock_key),
-		    sizeof(struct uhold_val), NKEY_COLS, hold_values, lock_keys);
-	for (i = 0; i < SRC__COUNT; i++) {
-		src = &u->src[i];
-		src->percpu = calloc(u->ncpus, src->val_size);
-		src->key = calloc(1, src->key_size);
-		src->next = calloc(1, src->key_size);
-		if (!src->percpu || !src->key || !src->next) {
-			ulocks_bpf__destroy(u->skel);
-			u->skel = NULL;
-			break;
-		}
+	if (u->skel && init_sources(u, c->ncpus)) {
+		ulocks_bpf__destroy(u->skel);
+		u->skel = NULL;
 	}
 	return u;
 }
 
-static int ulocks_open(struct collector *c, const struct features *f, void **privp)
+static int ulocks_open(struct collector *c, const struct features *f, struct family_status *st,
+		       void **privp)
 {
-	struct family_status *st = status_of(c, FAMILY_ULOCKS), *up = status_of(c, FAMILY_UPROBES);
-	bool want_uprobes = c->o.families & FAMILY_UPROBES, futex2;
+	struct family_status *up = status_of(c, FAMILY_UPROBES);
+	bool want_uprobes = c->o.families & FAMILY_UPROBES;
 	struct ulocks *u;
-	int err;
+	int err = ulocks_choose_mode(f, c->o.mode, st);
 
-	if (!tracepoint_exists("sys_enter_futex") || !tracepoint_exists("sys_exit_futex")) {
-		snprintf(st->why, sizeof(st->why), "%s",
-			 tracefs_path() ? "no syscalls:sys_enter_futex tracepoint (CONFIG_FTRACE_SYSCALLS)"
-					: "tracefs not available");
-		return -EOPNOTSUPP;
-	}
+	if (err)
+		return err;
 	u = ulocks_new(c);
 	if (!u)
 		return -ENOMEM;
@@ -746,7 +582,7 @@ static int ulocks_open(struct collector *c, const struct features *f, void **pri
 		return -ENOMEM;
 	u->skel->rodata->filter_targets = c->o.filter_targets;
 	u->skel->rodata->self_tgid = getpid();
-	futex2 = choose_futex2(u->skel);
+	choose_futex2(u->skel);
 	want_uprobes = want_uprobes && uprobes_allowed(c, f, up);
 	keep_uprobes(u->skel, want_uprobes);
 	err = reuse_target_maps(c, u->skel->maps.targets, u->skel->maps.targets_gen);
@@ -758,26 +594,26 @@ static int ulocks_open(struct collector *c, const struct features *f, void **pri
 		snprintf(st->why, sizeof(st->why), "loading the futex probes failed: %s", strerror(-err));
 		return err;
 	}
-	snprintf(st->mode, sizeof(st->mode), "tracepoint (futex%s)", futex2 ? ", futex2" : "");
 	if (want_uprobes)
 		attach_uprobes(c, u, up);
 	return 0;
 }
 
-static int ulocks_drain(struct collector *c, void *priv, bool final)
+static int ulocks_drain(struct collector *c, void *priv, struct snapshot *s, bool final)
 {
 	struct ulocks *u = priv;
 	struct htab extra;
 	int i, err = 0;
 
+	(void)s;
 	htab_init(&extra, sizeof(struct ulock_key), (1 + MAX_VALS) * sizeof(uint64_t));
 	if (final)
 		err = open_waits(u, &extra);
 	for (i = 0; i < SRC__COUNT && !err; i++)
-		err = drain_source(c, u, &u->src[i], i == SRC_WAIT && final ? &extra : NULL);
+		err = collector_drain_source(c, &u->src[i], i == SRC_WAIT && final ? &extra : NULL);
 	htab_free(&extra);
 	if (!err)
-		err = drain_lost(c, u);
+		err = collector_drain_source(c, &u->lost, NULL);
 	if (!err && (u->uprobes_on || u->detached))
 		err = drain_cost(c, u);
 	if (final && u->hits && u->hit_ns > 0)
@@ -803,23 +639,24 @@ static void ulocks_free(void *priv)
 	detach_uprobes(u);
 	ulocks_bpf__destroy(u->skel);
 	for (i = 0; i < SRC__COUNT; i++)
-		source_free(&u->src[i]);
+		tsource_free(&u->src[i]);
+	tsource_free(&u->lost);
 	ulock_names__free(&u->names);
-	htab_free(&u->last_lost);
-	trows_buf_free(&u->lost);
 	trows_buf_free(&u->cost);
 	free(u);
 }
 
-static struct bpf_object *ulocks_object(void *priv)
+static const struct bpf_object *ulocks_object(const void *priv)
 {
-	struct ulocks *u = priv;
+	const struct ulocks *u = priv;
 
 	return u->skel ? u->skel->obj : NULL;
 }
 
-const struct table_family ulocks_family = {
-	.bit = FAMILY_ULOCKS,
+const struct family_ops ulocks_family = {
+	.name = "ulocks",
+	.what = "user-space lock waits from the futex syscalls (record -e ulocks)",
+	.choose_mode = ulocks_choose_mode,
 	.open = ulocks_open,
 	.drain = ulocks_drain,
 	.detach = ulocks_detach,
@@ -832,25 +669,37 @@ const struct table_family ulocks_family = {
  * family of its own it has a status (attached, cost, or why not) and a
  * place in the profile's META, and nothing to drain.
  */
-static int uprobes_open(struct collector *c, const struct features *f, void **privp)
+static int uprobes_choose_mode(const struct features *f, enum attach_mode want, struct family_status *st)
 {
-	struct family_status *st = status_of(c, FAMILY_UPROBES);
+	(void)want;
+	if (!f->r[FEAT_UPROBE].ok) {
+		snprintf(st->why, sizeof(st->why), "%s", f->r[FEAT_UPROBE].detail);
+		return -EOPNOTSUPP;
+	}
+	snprintf(st->mode, sizeof(st->mode), "uprobe");
+	return 0;
+}
 
+/* ulocks_open() has set this status already, or left its why. */
+static int uprobes_open(struct collector *c, const struct features *f, struct family_status *st,
+			void **privp)
+{
 	(void)f;
 	(void)privp;
 	if (!(c->o.families & FAMILY_ULOCKS)) {
 		snprintf(st->why, sizeof(st->why), "%s", "uprobes come with the ulocks family: -e ulocks,uprobes");
 		return -EINVAL;
 	}
-	if (!status_of(c, FAMILY_ULOCKS)->attached && !st->why[0])
+	if (status_of(c, FAMILY_ULOCKS)->state != FSTATE_ATTACHED && !st->why[0])
 		snprintf(st->why, sizeof(st->why), "%s", "the ulocks family did not attach");
 	return st->mode[0] ? 0 : -ENODEV;
 }
 
-static int uprobes_drain(struct collector *c, void *priv, bool final)
+static int uprobes_drain(struct collector *c, void *priv, struct snapshot *s, bool final)
 {
 	(void)c;
 	(void)priv;
+	(void)s;
 	(void)final;
 	return 0;
 }
@@ -860,14 +709,17 @@ static void uprobes_nop(void *priv)
 	(void)priv;
 }
 
-static struct bpf_object *uprobes_object(void *priv)
+static const struct bpf_object *uprobes_object(const void *priv)
 {
 	(void)priv;
 	return NULL;
 }
 
-const struct table_family uprobes_family = {
-	.bit = FAMILY_UPROBES,
+const struct family_ops uprobes_family = {
+	.name = "uprobes",
+	.what = "acquisitions and holds of user locks, from uprobes on glibc's lock functions "
+		"(record --uprobes; about 20 us a hit)",
+	.choose_mode = uprobes_choose_mode,
 	.open = uprobes_open,
 	.drain = uprobes_drain,
 	.detach = uprobes_nop,

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -15,56 +14,37 @@
 #include "log.h"
 #include "targets.h"
 #include "targets.skel.h"
-#include "contention.skel.h"
-#include "sample.skel.h"
 #include "buf.h"
 
-static const struct {
-	const char *name;
-	enum family bit;
-} family_names[] = {
-	{ "locks", FAMILY_LOCKS },
-	{ "sample", FAMILY_SAMPLE },
-	{ "mmap_lock", FAMILY_MMAP_LOCK },
-	{ "fd", FAMILY_FD },
-	{ "pagecache", FAMILY_PAGECACHE },
-	{ "hold", FAMILY_HOLD },
-	{ "ulocks", FAMILY_ULOCKS },
-	{ "uprobes", FAMILY_UPROBES },
+#define FAMILY_OPS_ENTRY(NAME, name)	[FAMILY_I_##NAME] = &name##_family,
+static const struct family_ops *const families[FAMILY_COUNT] = {
+	LOCKSTAT_FAMILIES(FAMILY_OPS_ENTRY)
 };
+#undef FAMILY_OPS_ENTRY
 
-#define NFAMILY_NAMES	(sizeof(family_names) / sizeof(family_names[0]))
-
-/* The families that hand counter tables over, in the order they drain. */
-static const struct table_family *const table_families[] = {
-	&mmap_lock_family,
-	&fd_family,
-	&pagecache_family,
-	&hold_family,
-	&ulocks_family,
-	&uprobes_family,	/* after ulocks, which attaches them */
-};
-
-#define NTABLE_FAMILIES	(sizeof(table_families) / sizeof(table_families[0]))
+static const struct family_ops *ops_of(enum family f)
+{
+	return families[__builtin_ctz(f)];
+}
 
 const char *family_name(enum family f)
 {
-	size_t i;
+	return f && __builtin_ctz(f) < FAMILY_COUNT ? ops_of(f)->name : "?";
+}
 
-	for (i = 0; i < NFAMILY_NAMES; i++)
-		if (family_names[i].bit == f)
-			return family_names[i].name;
-	return "?";
+const char *family_what(enum family f)
+{
+	return ops_of(f)->what;
 }
 
 const char *family_names_list(void)
 {
 	static char list[128];
-	size_t i, used = 0;
+	size_t used = 0;
+	int i;
 
-	for (i = 0; i < NFAMILY_NAMES && used < sizeof(list); i++)
-		used += snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "",
-				 family_names[i].name);
+	for (i = 0; i < FAMILY_COUNT && used < sizeof(list); i++)
+		used += snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "", families[i]->name);
 	return list;
 }
 
@@ -72,24 +52,32 @@ int family_parse(const char *list, unsigned int *mask, const char **bad)
 {
 	static char word[64];
 	const char *p = list;
+	int i;
 
 	*mask = 0;
 	while (*p) {
-		size_t n = strcspn(p, ","), i;
+		size_t n = strcspn(p, ",");
 
 		snprintf(word, sizeof(word), "%.*s", (int)n, p);
-		for (i = 0; i < NFAMILY_NAMES; i++)
-			if (!strcmp(word, family_names[i].name))
+		for (i = 0; i < FAMILY_COUNT; i++)
+			if (!strcmp(word, families[i]->name))
 				break;
-		if (i == NFAMILY_NAMES) {
+		if (i == FAMILY_COUNT) {
 			*bad = word;
 			return -EINVAL;
 		}
-		*mask |= family_names[i].bit;
+		*mask |= 1U << i;
 		p += n + (p[n] == ',');
 	}
 	*bad = "";
 	return *mask ? 0 : -EINVAL;
+}
+
+int family_choose_mode(enum family f, const struct features *feat, enum attach_mode want,
+		       struct family_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	return ops_of(f)->choose_mode(feat, want, st);
 }
 
 struct family_status *status_of(struct collector *c, enum family f)
@@ -102,14 +90,9 @@ const struct family_status *collector__status(const struct collector *c, enum fa
 	return &c->status[__builtin_ctz(f)];
 }
 
-struct bpf_map *collector_targets_map(const struct collector *c)
+void *family_priv(const struct collector *c, enum family f)
 {
-	return c->targets ? c->targets->maps.targets : NULL;
-}
-
-struct bpf_map *collector_targets_gen_map(const struct collector *c)
-{
-	return c->targets ? c->targets->maps.targets_gen : NULL;
+	return c->priv[__builtin_ctz(f)];
 }
 
 int collector_add_table(struct collector *c, const struct trows *r)
@@ -122,31 +105,11 @@ int collector_add_table(struct collector *c, const struct trows *r)
 	return 0;
 }
 
-uint64_t monotonic_ns(void)
+int collector_drain_source(struct collector *c, struct tsource *src, struct htab *extra)
 {
-	struct timespec ts;
+	int err = tsource_drain(src, extra);
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-void *grow_rows(void *rows, size_t *cap, size_t n, size_t size)
-{
-	size_t want = *cap ? *cap : 256;
-	void *p;
-
-	if (n <= *cap)
-		return rows;
-	while (want < n)
-		want *= 2;
-	p = realloc(rows, want * size);
-	if (!p) {
-		free(rows);
-		*cap = 0;
-		return NULL;
-	}
-	*cap = want;
-	return p;
+	return err ? err : collector_add_table(c, &src->rows.rows);
 }
 
 int fetch_stack_map(struct bpf_map *m, int32_t id, uint64_t *frames, int max, int depth)
@@ -196,44 +159,20 @@ static int targets_open(struct collector *c, const struct features *f)
 	return 0;
 }
 
-static void open_table_families(struct collector *c, const struct features *f)
+/* A family that fails is named with its reason; the others go on. */
+static void open_family(struct collector *c, int i, const struct features *f)
 {
-	size_t i;
-
-	for (i = 0; i < NTABLE_FAMILIES; i++) {
-		const struct table_family *tf = table_families[i];
-		struct family_status *st = status_of(c, tf->bit);
-		int err;
-
-		if (!(c->o.families & tf->bit))
-			continue;
-		st->wanted = true;
-		err = tf->open(c, f, &c->tpriv[__builtin_ctz(tf->bit)]);
-		if (err && !st->why[0])
-			snprintf(st->why, sizeof(st->why), "%s", strerror(-err));
-		st->attached = !err;
-	}
-}
-
-static void open_families(struct collector *c, const struct features *f)
-{
+	struct family_status *st = &c->status[i];
 	int err;
 
-	if (c->o.families & FAMILY_LOCKS) {
-		status_of(c, FAMILY_LOCKS)->wanted = true;
-		err = locks_open(c, f);
-		if (err && !status_of(c, FAMILY_LOCKS)->why[0])
-			snprintf(status_of(c, FAMILY_LOCKS)->why, 256, "%s", strerror(-err));
-	}
-	if (c->o.families & FAMILY_SAMPLE) {
-		status_of(c, FAMILY_SAMPLE)->wanted = true;
-		err = sample_open(c, f);
-		if (err && !status_of(c, FAMILY_SAMPLE)->why[0])
-			snprintf(status_of(c, FAMILY_SAMPLE)->why, 256, "%s", strerror(-err));
-		if (err)
-			sample_detach(c);
-	}
-	open_table_families(c, f);
+	st->state = FSTATE_NOT_ATTACHED;
+	err = families[i]->open(c, f, st, &c->priv[i]);
+	if (err && !st->why[0])
+		snprintf(st->why, sizeof(st->why), "%s", strerror(-err));
+	if (err)	/* what it would have been does not matter now */
+		st->mode[0] = st->missing[0] = '\0';
+	else
+		st->state = FSTATE_ATTACHED;
 }
 
 static void say_why_none(const struct collector *c, char *why, size_t len)
@@ -243,9 +182,9 @@ static void say_why_none(const struct collector *c, char *why, size_t len)
 
 	why[0] = '\0';
 	for (i = 0; i < FAMILY_COUNT && used < len; i++)
-		if (c->status[i].wanted)
+		if (c->status[i].state != FSTATE_NOT_WANTED)
 			used += snprintf(why + used, len - used, "%s%s: %s", used ? "; " : "",
-					 family_name(1 << i), c->status[i].why);
+					 families[i]->name, c->status[i].why);
 }
 
 static bool any_attached(const struct collector *c)
@@ -253,7 +192,7 @@ static bool any_attached(const struct collector *c)
 	int i;
 
 	for (i = 0; i < FAMILY_COUNT; i++)
-		if (c->status[i].attached)
+		if (c->status[i].state == FSTATE_ATTACHED)
 			return true;
 	return false;
 }
@@ -262,7 +201,7 @@ int collector__open(struct collector **cp, const struct collector_opts *o,
 		    const struct features *f, char *why, size_t len)
 {
 	struct collector *c = calloc(1, sizeof(*c));
-	int err;
+	int err, i;
 
 	if (!c)
 		return -ENOMEM;
@@ -281,7 +220,9 @@ int collector__open(struct collector **cp, const struct collector_opts *o,
 	}
 	if (o->probe_stats)
 		c->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
-	open_families(c, f);
+	for (i = 0; i < FAMILY_COUNT; i++)
+		if (o->families & (1U << i))
+			open_family(c, i, f);
 	if (!any_attached(c)) {
 		say_why_none(c, why, len);
 		err = -ENODEV;
@@ -296,21 +237,16 @@ err_free:
 
 void collector__free(struct collector *c)
 {
-	size_t i;
+	int i;
 
 	if (!c)
 		return;
-	for (i = 0; i < NTABLE_FAMILIES; i++) {
-		void *priv = c->tpriv[__builtin_ctz(table_families[i]->bit)];
-
-		if (priv)
-			table_families[i]->free(priv);
-	}
+	for (i = 0; i < FAMILY_COUNT; i++)
+		if (c->priv[i])
+			families[i]->free(c->priv[i]);
 	free(c->tables);
 	if (c->stats_fd >= 0)
 		close(c->stats_fd);
-	locks_free(c);
-	sample_free(c);
 	targets_bpf__destroy(c->targets);
 	free(c);
 }
@@ -333,18 +269,15 @@ int collector__add_target(struct collector *c, pid_t tgid)
 	return 0;
 }
 
-static int drain_tables(struct collector *c, struct snapshot *s, bool final)
+static int drain_families(struct collector *c, struct snapshot *s, bool final)
 {
-	size_t i;
-	int err = 0;
+	int i, err = 0;
 
+	memset(s, 0, sizeof(*s));
 	c->ntables = 0;
-	for (i = 0; i < NTABLE_FAMILIES && !err; i++) {
-		void *priv = c->tpriv[__builtin_ctz(table_families[i]->bit)];
-
-		if (priv && status_of(c, table_families[i]->bit)->attached)
-			err = table_families[i]->drain(c, priv, final);
-	}
+	for (i = 0; i < FAMILY_COUNT && !err; i++)
+		if (c->status[i].state == FSTATE_ATTACHED)
+			err = families[i]->drain(c, c->priv[i], s, final);
 	s->tables = c->tables;
 	s->ntables = c->ntables;
 	return err;
@@ -352,29 +285,17 @@ static int drain_tables(struct collector *c, struct snapshot *s, bool final)
 
 int collector__drain(struct collector *c, struct snapshot *s)
 {
-	int err = locks_drain(c, s);
-
-	if (!err)
-		err = sample_drain(c, s);
-	return err ? err : drain_tables(c, s, false);
+	return drain_families(c, s, false);
 }
 
 int collector__stop(struct collector *c, struct snapshot *s)
 {
-	size_t i;
-	int err;
+	int i;
 
-	sample_detach(c);
-	for (i = 0; i < NTABLE_FAMILIES; i++) {
-		void *priv = c->tpriv[__builtin_ctz(table_families[i]->bit)];
-
-		if (priv)
-			table_families[i]->detach(priv);
-	}
-	err = locks_stop(c, s);
-	if (!err)
-		err = sample_drain(c, s);
-	return err ? err : drain_tables(c, s, true);
+	for (i = 0; i < FAMILY_COUNT; i++)
+		if (c->priv[i])
+			families[i]->detach(c->priv[i]);
+	return drain_families(c, s, true);
 }
 
 int object_prog_stats(const struct bpf_object *obj, struct prog_stats *st)
@@ -410,23 +331,6 @@ static int object_cost(const struct bpf_object *obj, struct probe_cost *pc)
 	return 0;
 }
 
-static const struct bpf_object *family_object(const struct collector *c, enum family f)
-{
-	size_t i;
-
-	if (f == FAMILY_LOCKS)
-		return c->cont ? c->cont->obj : NULL;
-	if (f == FAMILY_SAMPLE)
-		return c->sample ? c->sample->obj : NULL;
-	for (i = 0; i < NTABLE_FAMILIES; i++) {
-		void *priv = c->tpriv[__builtin_ctz(f)];
-
-		if (table_families[i]->bit == f && priv)
-			return table_families[i]->object(priv);
-	}
-	return NULL;
-}
-
 int collector__costs(const struct collector *c, struct probe_cost *out, size_t max)
 {
 	size_t n = 0;
@@ -435,9 +339,9 @@ int collector__costs(const struct collector *c, struct probe_cost *out, size_t m
 	if (c->stats_fd < 0)
 		return -EOPNOTSUPP;
 	for (i = 0; i < FAMILY_COUNT && n < max; i++) {
-		const struct bpf_object *obj = family_object(c, 1 << i);
+		const struct bpf_object *obj = c->priv[i] ? families[i]->object(c->priv[i]) : NULL;
 
-		if (!c->status[i].attached || !obj)
+		if (c->status[i].state != FSTATE_ATTACHED || !obj)
 			continue;
 		out[n] = (struct probe_cost){ .family = 1 << i };
 		err = object_cost(obj, &out[n]);
@@ -457,4 +361,23 @@ uint64_t collector__targets_full(const struct collector *c)
 						&gen, sizeof(gen), 0))
 		return 0;
 	return gen.full;
+}
+
+size_t collector__lost(const struct collector *c, struct lost_counter *out, size_t max)
+{
+	uint64_t vals[32];
+	size_t n = 0, j;
+	int i;
+
+	for (i = 0; i < FAMILY_COUNT; i++) {
+		const struct family_ops *ops = families[i];
+
+		if (!ops->nlost || ops->nlost > sizeof(vals) / sizeof(vals[0]) || n + ops->nlost > max)
+			continue;
+		memset(vals, 0, sizeof(vals));
+		ops->lost(c, c->priv[i], vals);
+		for (j = 0; j < ops->nlost; j++)
+			out[n++] = (struct lost_counter){ ops->lost_names[j], vals[j] };
+	}
+	return n;
 }

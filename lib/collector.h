@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "family_meta.h"
 #include "kfeatures.h"
 #include "profile.h"
 #include "sample.h"
@@ -12,19 +13,35 @@
 /*
  * The collector loads and attaches the probe families and drains their
  * maps into rows. Nothing else in lockstat touches a BPF map.
+ *
+ * The probe families, in the order they open and drain (uprobes after
+ * ulocks, which attaches them): one line each, NAME and the name -e
+ * takes. Each is a struct family_ops, name_family, in lib/collect_*.c.
  */
-enum family {
-	FAMILY_LOCKS = 1 << 0,		/* kernel lock contention */
-	FAMILY_SAMPLE = 1 << 1,		/* sampling profiler */
-	FAMILY_MMAP_LOCK = 1 << 2,	/* mmap_lock wait and hold, its tracepoints */
-	FAMILY_FD = 1 << 3,		/* fd syscalls, fd-table sharing, fget family */
-	FAMILY_PAGECACHE = 1 << 4,	/* filemap and readahead tracepoints */
-	FAMILY_HOLD = 1 << 5,		/* hold times: fentry/kprobes on lock functions */
-	FAMILY_ULOCKS = 1 << 6,		/* user-space locks: futex waits, uprobes on pthread */
-	FAMILY_UPROBES = 1 << 7,	/* with ulocks: uprobes on glibc's lock functions (costly) */
+#define LOCKSTAT_FAMILIES(F)						\
+	F(LOCKS, locks)		/* kernel lock contention */		\
+	F(SAMPLE, sample)	/* sampling profiler */			\
+	F(MMAP_LOCK, mmap_lock)	/* mmap_lock wait and hold, its tracepoints */ \
+	F(FD, fd)		/* fd syscalls, fd-table sharing, fget family */ \
+	F(PAGECACHE, pagecache)	/* filemap and readahead tracepoints */	\
+	F(HOLD, hold)		/* hold times: fentry/kprobes on lock functions */ \
+	F(ULOCKS, ulocks)	/* user-space locks: futex waits */	\
+	F(UPROBES, uprobes)	/* with ulocks: uprobes on glibc's lock functions */
+
+enum family_index {
+#define FAMILY_INDEX(NAME, name)	FAMILY_I_##NAME,
+	LOCKSTAT_FAMILIES(FAMILY_INDEX)
+#undef FAMILY_INDEX
+	FAMILY_COUNT
 };
 
-#define FAMILY_COUNT	8
+/* Sets of families are masks of these bits. */
+enum family {
+#define FAMILY_BIT(NAME, name)	FAMILY_##NAME = 1 << FAMILY_I_##NAME,
+	LOCKSTAT_FAMILIES(FAMILY_BIT)
+#undef FAMILY_BIT
+};
+
 #define FAMILY_DEFAULT	(FAMILY_LOCKS | FAMILY_SAMPLE | FAMILY_MMAP_LOCK)
 
 /* "locks,sample" -> mask; 0 or -EINVAL with the bad word in *bad. */
@@ -32,6 +49,15 @@ int family_parse(const char *list, unsigned int *mask, const char **bad);
 const char *family_name(enum family f);
 /* The names family_parse() knows, comma-separated, for messages. */
 const char *family_names_list(void);
+/* What the family measures, through which probes: one line, for probe. */
+const char *family_what(enum family f);
+/*
+ * The mode family f would attach with on this kernel under --attach want,
+ * decided from the features alone as record decides it (nothing is
+ * loaded): 0 and the mode in st, or -errno and why not.
+ */
+int family_choose_mode(enum family f, const struct features *feat, enum attach_mode want,
+		       struct family_status *st);
 
 struct collector_opts {
 	unsigned int families;	/* enum family bits wanted */
@@ -45,14 +71,6 @@ struct collector_opts {
 	pid_t target_pid;	/* the workload or -p PID, 0 when none: where uprobes go */
 	uint32_t event_budget;	/* uprobe hits per second before they are detached; 0: default */
 	bool force;		/* keep uprobes over the budget, or system-wide */
-};
-
-/* What happened to one family: attached in which mode, or why not. */
-struct family_status {
-	bool wanted;
-	bool attached;
-	char mode[256];		/* "tp_btf", "cycles@99Hz", "tp_btf; fget not measured: why" */
-	char why[256];		/* when wanted but not attached */
 };
 
 /* One drain's worth of rows, valid until the next drain. */
@@ -91,8 +109,18 @@ int collector__stop(struct collector *c, struct snapshot *s);
 int collector__fetch_stack(void *ctx, int32_t id, uint64_t *frames, int max);
 int collector__fetch_sample_kstack(void *ctx, int32_t id, uint64_t *frames, int max);
 int collector__fetch_sample_ustack(void *ctx, int32_t id, uint64_t *frames, int max);
-void collector__lost(const struct collector *c, struct cont_lost *lost);
-void collector__sample_lost(const struct collector *c, struct sample_lost *lost);
+
+/* One loss counter of a family, for the LOST chunk. */
+struct lost_counter {
+	const char *name;
+	uint64_t value;
+};
+
+/*
+ * Every family's loss counters, wanted or not, in family order: the
+ * number written (at most max).
+ */
+size_t collector__lost(const struct collector *c, struct lost_counter *out, size_t max);
 /*
  * New processes seen by the sampler, announced as they appear: fn is
  * called from collector__consume() for each; event_fd is the descriptor to

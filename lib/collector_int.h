@@ -3,70 +3,68 @@
 #define __LOCKSTAT_COLLECTOR_INT_H
 
 /* Shared by lib/collector.c and the per-family lib/collect_*.c files. */
+#include "clock.h"
 #include "collector.h"
 #include "htab.h"
+#include "tsource.h"
 
-struct contention_bpf;
-struct sample_bpf;
-struct targets_bpf;
 struct bpf_map;
-struct bpf_link;
-struct ring_buffer;
+struct bpf_object;
+struct targets_bpf;
 
 /*
- * A family that hands its data over as counter tables (lib/ctable.h).
- * open() sets the family's status (attached, mode, or why not) and
- * returns 0 or -errno; drain() appends this drain's tables with
- * collector_add_table(); final is set for the last drain, after detach().
+ * One probe family: what the collector knows of it. Every member but
+ * lost_names/lost is required. priv is the family's own state, NULL
+ * until open() sets it (open may set it and still fail: free() follows).
  */
-struct table_family {
-	enum family bit;
-	int (*open)(struct collector *c, const struct features *f, void **priv);
-	int (*drain)(struct collector *c, void *priv, bool final);
-	void (*detach)(void *priv);
+struct family_ops {
+	const char *name;	/* as -e spells it, and in META */
+	const char *what;	/* what it measures, through which probes: for probe */
+	/*
+	 * From the features alone (nothing loaded): the mode it would attach
+	 * with under --attach want, in st->mode (and st->missing/why for a
+	 * part it would not measure), or -errno and st->why. open() takes
+	 * this same decision, so that probe tells what record does.
+	 */
+	int (*choose_mode)(const struct features *f, enum attach_mode want, struct family_status *st);
+	/* Load and attach: 0 with st->mode set, or -errno (st->why set or strerror). */
+	int (*open)(struct collector *c, const struct features *f, struct family_status *st, void **priv);
+	/*
+	 * What changed since the last drain: counter tables through
+	 * collector_add_table(), or the snapshot's contention or sample rows.
+	 * final: the last drain, after detach().
+	 */
+	int (*drain)(struct collector *c, void *priv, struct snapshot *s, bool final);
+	void (*detach)(void *priv);	/* stop the probes; the maps stay for the last drain */
 	void (*free)(void *priv);
-	struct bpf_object *(*object)(void *priv);
+	/* Loss counters of the LOST chunk (the others count theirs in a table). */
+	const char *const *lost_names;
+	size_t nlost;
+	/* Their values, nlost of them, zeroed before; priv is NULL when not opened. */
+	void (*lost)(const struct collector *c, const void *priv, uint64_t *vals);
+	/* The BPF object whose programs' run time is the family's cost, or NULL. */
+	const struct bpf_object *(*object)(const void *priv);
 };
 
-extern const struct table_family mmap_lock_family;
-extern const struct table_family fd_family;
-extern const struct table_family pagecache_family;
-extern const struct table_family hold_family;
-extern const struct table_family ulocks_family;
-extern const struct table_family uprobes_family;
+#define FAMILY_OPS_DECLARE(NAME, name)	extern const struct family_ops name##_family;
+LOCKSTAT_FAMILIES(FAMILY_OPS_DECLARE)
+#undef FAMILY_OPS_DECLARE
 
 struct collector {
 	struct collector_opts o;
 	int ncpus;
-	struct family_status status[FAMILY_COUNT];	/* by family bit index */
-	void *tpriv[FAMILY_COUNT];	/* table families' own state */
+	struct family_status status[FAMILY_COUNT];	/* by family index */
+	void *priv[FAMILY_COUNT];
 	struct trows *tables;	/* this drain's tables */
 	size_t ntables;
 	size_t tables_cap;
 	int stats_fd;		/* BPF_ENABLE_STATS, or -1 */
 	struct targets_bpf *targets;
-	/* locks */
-	struct contention_bpf *cont;
-	bool cont_btf;
-	struct cont_val *percpu;	/* lookup buffer: one value per possible CPU */
-	struct htab cont_totals;	/* cont_key -> cont_val, as of the last drain */
-	struct cont_row *cont_rows;
-	size_t cont_cap;
-	uint64_t *rq_locks;
-	size_t nrq_locks;
-	/* sample */
-	struct sample_bpf *sample;
-	struct bpf_link **sample_links;
-	int nsample_links;
-	struct htab sample_totals;	/* sample_key -> uint64 count */
-	struct sample_row *sample_rows;
-	size_t sample_cap;
-	struct ring_buffer *events;
-	new_process_fn on_new_process;
-	void *on_new_process_ctx;
 };
 
 struct family_status *status_of(struct collector *c, enum family f);
+/* A family's own state: NULL when it was not opened. */
+void *family_priv(const struct collector *c, enum family f);
 
 /* The kernel's counters (bpf_prog_info) summed over one object's programs. */
 struct prog_stats {
@@ -78,26 +76,13 @@ struct prog_stats {
 int object_prog_stats(const struct bpf_object *obj, struct prog_stats *st);
 /* Hand one table over for this drain; r's memory stays the family's. */
 int collector_add_table(struct collector *c, const struct trows *r);
-/* The targets map a family must share, or NULL when not filtering. */
-struct bpf_map *collector_targets_map(const struct collector *c);
-struct bpf_map *collector_targets_gen_map(const struct collector *c);
+/* Drain a source of rows (lib/tsource.h) and hand its table over. */
+int collector_drain_source(struct collector *c, struct tsource *src, struct htab *extra);
 /* Point a family's copy of the target maps at the targets object's. */
 int reuse_target_maps(struct collector *c, struct bpf_map *targets, struct bpf_map *gen);
-void *grow_rows(void *rows, size_t *cap, size_t n, size_t size);
-uint64_t monotonic_ns(void);
 /* Children of the workload that could not be followed. */
 uint64_t collector__targets_full(const struct collector *c);
 /* Copy one stack out of a BPF stack map: the number of frames or -errno. */
 int fetch_stack_map(struct bpf_map *m, int32_t id, uint64_t *frames, int max, int depth);
-
-int locks_open(struct collector *c, const struct features *f);
-void locks_free(struct collector *c);
-int locks_drain(struct collector *c, struct snapshot *s);
-int locks_stop(struct collector *c, struct snapshot *s);
-
-int sample_open(struct collector *c, const struct features *f);
-void sample_free(struct collector *c);
-int sample_drain(struct collector *c, struct snapshot *s);
-void sample_detach(struct collector *c);
 
 #endif

@@ -258,6 +258,100 @@ static double lock_value(const struct diff *d, const struct lock_row_val *v)
 	return d->o.value == DIFF_VALUE_WAIT ? (double)v->total_ns : (double)v->count;
 }
 
+/* --- families ------------------------------------------------------------------------ */
+
+static const struct {
+	const char *name;
+	const char *what;
+	const char *meta;	/* the META key that says how it was recorded */
+	enum diff_view view;
+} families[DIFF_FAMILY__COUNT] = {
+	[DIFF_FAMILY_LOCKS] = { "locks", "kernel locks", "probe.contention", DIFF_VIEW_LOCKS },
+	[DIFF_FAMILY_ULOCKS] = { "ulocks", "user locks", "probe.ulocks", DIFF_VIEW_LOCKS },
+	[DIFF_FAMILY_SAMPLE] = { "sample", "CPU samples", "probe.sample", DIFF_VIEW_HITS },
+};
+
+const char *diff_family_name(enum diff_family f)
+{
+	return families[f].name;
+}
+
+const char *diff_family_what(enum diff_family f)
+{
+	return families[f].what;
+}
+
+bool diff_family_in_view(enum diff_family f, enum diff_view v)
+{
+	return families[f].view == v;
+}
+
+bool diff_recorded(const struct profile *p, enum diff_family f)
+{
+	const char *mode = profile__meta(p, families[f].meta);
+
+	if (mode)	/* "tp_btf", "not recorded", "not attached: why" */
+		return strncmp(mode, "not ", 4) != 0;
+	if (f == DIFF_FAMILY_LOCKS)
+		return p->nbuckets > 0;
+	if (f == DIFF_FAMILY_ULOCKS)
+		return profile__table(p, "ulocks") != NULL;
+	return p->nsample_buckets > 0;
+}
+
+void diff_families(const struct diff_run *runs, size_t nb, size_t np, struct diff_family_runs *out)
+{
+	size_t i;
+	int f;
+
+	for (f = 0; f < DIFF_FAMILY__COUNT; f++) {
+		out[f] = (struct diff_family_runs){ 0, 0 };
+		for (i = 0; i < nb + np; i++)
+			if (diff_recorded(runs[i].p, f))
+				(*(i < nb ? &out[f].nb : &out[f].np))++;
+	}
+}
+
+bool diff_family_comparable(const struct diff_family_runs *r, size_t nb, size_t np)
+{
+	return (r->nb == nb && r->np == np) || (!r->nb && !r->np);
+}
+
+bool diff_nothing_comparable(const struct diff_family_runs *fam, size_t nb, size_t np,
+			     enum diff_view v, enum diff_family *first)
+{
+	bool one_sided = false;
+	int f;
+
+	for (f = DIFF_FAMILY__COUNT - 1; f >= 0; f--) {
+		if (!diff_family_in_view(f, v))
+			continue;
+		if (fam[f].nb == nb && fam[f].np == np)
+			return false;
+		if (!diff_family_comparable(&fam[f], nb, np)) {
+			one_sided = true;
+			*first = f;
+		}
+	}
+	return one_sided;
+}
+
+void diff_family_text(char *buf, size_t len, enum diff_family f, const struct diff_family_runs *r,
+		      size_t nb, size_t np)
+{
+	snprintf(buf, len, "%s (-e %s): recorded by %zu of %zu base run%s and %zu of %zu patched run%s",
+		 families[f].what, families[f].name, r->nb, nb, nb == 1 ? "" : "s", r->np, np,
+		 np == 1 ? "" : "s");
+}
+
+/* A lock's family: its rows compare only when every run recorded it. */
+static bool lock_compared(const struct diff *d, const struct lock_entry *e)
+{
+	enum diff_family f = lock_type_is_user(e->flags) ? DIFF_FAMILY_ULOCKS : DIFF_FAMILY_LOCKS;
+
+	return diff_family_comparable(&d->fam[f], d->nb, d->np);
+}
+
 /* A lock and its callers; hold-only entries (no contended wait) are no row. */
 static int add_lock(struct diff *d, const struct lock_view *v, const struct lock_entry *e, size_t run)
 {
@@ -292,14 +386,20 @@ static int add_lock(struct diff *d, const struct lock_view *v, const struct lock
 static int add_lock_run(struct diff *d, size_t run)
 {
 	struct lock_filter f = { .pid = -1 };
+	struct lock_row_val total = { 0 };
 	struct lock_view v;
 	size_t i;
 	int err = lock_view__build(&v, d->runs[run].p, &f);
 
-	for (i = 0; !err && i < v.nlocks; i++)
+	for (i = 0; !err && i < v.nlocks; i++) {
+		if (!lock_compared(d, &v.locks[i]))
+			continue;
 		err = add_lock(d, &v, &v.locks[i], run);
+		total.count += v.locks[i].v.count;
+		total.total_ns += v.locks[i].v.total_ns;
+	}
 	if (!err)
-		add_value(&d->total, run, lock_value(d, &v.total), v.total.count);
+		add_value(&d->total, run, lock_value(d, &total), total.count);
 	lock_view__free(&v);
 	return err;
 }
@@ -332,7 +432,11 @@ static int add_hits_run(struct diff *d, size_t run)
 	struct hits_filter f = { .pid = -1 };
 	struct hits_view v;
 	size_t i;
-	int err = hits_view__build(&v, d->runs[run].p, &f, false);
+	int err;
+
+	if (!diff_family_comparable(&d->fam[DIFF_FAMILY_SAMPLE], d->nb, d->np))
+		return 0;
+	err = hits_view__build(&v, d->runs[run].p, &f, false);
 
 	for (i = 0; !err && i < v.n; i++)
 		err = add_hit(d, &v.hits[i], run);
@@ -694,6 +798,8 @@ int diff__build(struct diff *d, const struct diff_run *runs, size_t nb, size_t n
 	err = !nb || !np ? -EINVAL : choose_test(d);
 	if (!err)
 		err = read_durations(d);
+	if (!err)
+		diff_families(runs, nb, np, d->fam);
 	if (!err)
 		err = build_rows(d);
 	if (!err)

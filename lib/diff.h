@@ -52,6 +52,41 @@ struct diff_run {
 	const char *path;
 };
 
+/*
+ * The probe families whose data the views compare: the locks view's
+ * kernel locks (-e locks) and user locks (-e ulocks), the hits view's
+ * CPU samples (-e sample). A family recorded by some runs and not by
+ * others is not comparable: its rows are left out, and out of the total,
+ * rather than shown as new or gone, and the output says so once.
+ */
+enum diff_family { DIFF_FAMILY_LOCKS, DIFF_FAMILY_ULOCKS, DIFF_FAMILY_SAMPLE, DIFF_FAMILY__COUNT };
+
+struct diff_family_runs {
+	size_t nb, np;		/* the runs of each side that recorded it */
+};
+
+const char *diff_family_name(enum diff_family f);	/* "locks", "ulocks", "sample" */
+const char *diff_family_what(enum diff_family f);	/* "kernel locks", ... */
+bool diff_family_in_view(enum diff_family f, enum diff_view v);
+/*
+ * Whether p recorded the family: its META probe key, or for a profile of
+ * an older lockstat without the key, whether it holds the family's data.
+ */
+bool diff_recorded(const struct profile *p, enum diff_family f);
+/* Count, for every family, the runs (nb base, then np patched) that recorded it. */
+void diff_families(const struct diff_run *runs, size_t nb, size_t np, struct diff_family_runs *out);
+/* Recorded by every run, or by none. */
+bool diff_family_comparable(const struct diff_family_runs *r, size_t nb, size_t np);
+/*
+ * The view compares nothing: no family of it is recorded by every run,
+ * and one is recorded by some. *first is then the first such family.
+ */
+bool diff_nothing_comparable(const struct diff_family_runs *fam, size_t nb, size_t np,
+			     enum diff_view v, enum diff_family *first);
+/* "user locks (-e ulocks): recorded by 0 of 1 base runs and 1 of 1 patched runs". */
+void diff_family_text(char *buf, size_t len, enum diff_family f, const struct diff_family_runs *r,
+		      size_t nb, size_t np);
+
 struct diff_opts {
 	enum diff_view view;
 	enum diff_value value;
@@ -112,6 +147,7 @@ struct diff {
 	size_t ntested;		/* locks or functions with a p-value: the family adjusted over */
 	struct diff_row total;
 	struct diff_metric metric;
+	struct diff_family_runs fam[DIFF_FAMILY__COUNT];
 	struct htab index;	/* key hash -> row index + 1 */
 	double *scratch;	/* nb + np values */
 };
@@ -119,8 +155,9 @@ struct diff {
 /*
  * Build the rows from every run, then compute means, shares, tests and
  * the display order. runs: nb base runs then np patched runs, which must
- * outlive d. 0, -ENOMEM, or -EINVAL for an option the runs cannot serve
- * (welch or mwu with fewer than 2 runs on a side, a run of no duration).
+ * outlive d. Rows of a family that is not comparable are left out.
+ * 0, -ENOMEM, or -EINVAL for an option the runs cannot serve (welch or
+ * mwu with fewer than 2 runs on a side, a run of no duration).
  */
 int diff__build(struct diff *d, const struct diff_run *runs, size_t nb, size_t np,
 		const struct diff_opts *o);

@@ -2,11 +2,11 @@
 /*
  * The stacks that lockstat export writes, and the folded format. A sample
  * row becomes its stack of function names (inline frames expanded, as the
- * hits view names them) under its command name; a lock row becomes its
- * kernel stack under the lock's name.
+ * hits view names them) under its command name; a row of report's locks
+ * view becomes its kernel stack, or a user lock's user stack, under the
+ * name report gives the lock.
  */
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include "buf.h"
@@ -30,12 +30,16 @@ int export_format_parse(const char *s, enum export_format *fmt)
 	return -EINVAL;
 }
 
-bool export_lock_passes(const struct profile *p, const struct lock_row_key *k,
-			const struct hits_filter *f)
+int export_lock_view(struct lock_view *v, const struct profile *p, const struct hits_filter *f)
 {
-	if (f->pid >= 0 && (uint32_t)f->pid != k->tgid && (uint32_t)f->pid != k->tid)
-		return false;
-	return !f->comm || !fnmatch(f->comm, profile__str(p, k->comm), 0);
+	struct lock_filter lf = { .comm = f->comm, .pid = f->pid, .waits_only = true };
+
+	return lock_view__build_rows(v, p, &lf);
+}
+
+bool export_row_is_user(const struct lock_row_key *k)
+{
+	return lock_type_is_user(k->flags);
 }
 
 uint64_t export_stack_value(const struct export_stack *st, enum export_value value)
@@ -87,18 +91,26 @@ static int build_samples(struct export_stacks *s, const struct profile *p,
 	return err;
 }
 
-/* A lock row's kernel stack, leaf first; without one, its caller ("[stack lost]"). */
-static int lock_frames(const struct profile *p, const struct lock_row_key *k,
+/*
+ * A lock row's stack, leaf first: a kernel stack, or for a user lock its
+ * user stack named as the hits view names it; without one, its caller
+ * ("[stack lost]", "[no stack]").
+ */
+static int lock_frames(const struct lock_view *v, const struct lock_row_key *k,
 		       struct frame_name *out, int max)
 {
+	const struct profile *p = v->p;
+	const struct sample_row_key user = { .tgid = k->tgid, .kstack = -1, .ustack = k->stack_id };
 	const struct stack *st = k->stack_id < 0 ? NULL : profile__stack(p, k->stack_id);
 	uint32_t i;
 	int n = 0;
 
 	if (!st || !st->nframes) {
-		out[0] = (struct frame_name){ profile__str(p, k->caller), "", false };
+		out[0] = (struct frame_name){ lock_view__str(v, k->caller), "", false };
 		return 1;
 	}
+	if (export_row_is_user(k))
+		return sample_stack_names(p, &user, out, max);
 	for (i = 0; i < st->nframes && n < max; i++) {
 		const struct ksym *sym = ksyms_find(&p->ksyms, st->frames[i]);
 
@@ -111,24 +123,23 @@ static int lock_frames(const struct profile *p, const struct lock_row_key *k,
 static int build_locks(struct export_stacks *s, const struct profile *p,
 		       const struct hits_filter *f)
 {
-	struct frame_name names[LS_STACK_DEPTH + 1];
-	const struct lock_row_key *k;
-	const struct lock_row_val *v;
-	size_t it = 0, cap = 0, fcap = 0;
-	int err = 0, n;
+	struct frame_name *names = calloc(HITS_MAX_FRAMES, sizeof(*names));
+	size_t i, cap = 0, fcap = 0;
+	int err = names ? export_lock_view(&s->view, p, f) : -ENOMEM, n;
 
-	while (!err && (v = htab_next(&p->rows, &it, (const void **)&k))) {
+	for (i = 0; !err && i < s->view.nrows; i++) {
+		const struct lock_row_key *k = &s->view.rows[i].k;
+		const struct lock_row_val *v = &s->view.rows[i].v;
 		struct export_stack st = {
 			.comm = profile__str(p, k->comm), .pid = k->tgid,
-			.lock = profile__str(p, k->name), .type = lock_type_name(k->flags),
-			.count = v->count, .wait_ns = v->total_ns,
+			.lock = lock_view__str(&s->view, k->name), .type = lock_type_name(k->flags),
+			.user = export_row_is_user(k), .count = v->count, .wait_ns = v->total_ns,
 		};
 
-		if (!export_lock_passes(p, k, f))
-			continue;
-		n = lock_frames(p, k, names, LS_STACK_DEPTH + 1);
+		n = lock_frames(&s->view, k, names, HITS_MAX_FRAMES);
 		err = push_stack(s, &cap, &fcap, &st, names, n);
 	}
+	free(names);
 	return err;
 }
 
@@ -149,6 +160,7 @@ void export_stacks__free(struct export_stacks *s)
 {
 	free(s->stacks);
 	free(s->frames);
+	lock_view__free(&s->view);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include "profile.h"
 #include "view_hits.h"
+#include "view_locks.h"
 
 /*
  * lockstat export: a profile's CPU samples or lock waits as stacks with
@@ -25,7 +26,8 @@ int export_format_parse(const char *s, enum export_format *fmt);
 
 /*
  * The filter is the hits view's: for samples every field applies as in
- * report --view hits; for locks only pid and comm do.
+ * report --view hits; for locks only pid and comm do, as report's --pid
+ * and --comm.
  */
 struct export_opts {
 	enum export_format format;
@@ -36,8 +38,13 @@ struct export_opts {
 	bool pretty;		/* JSON: indented */
 };
 
-bool export_lock_passes(const struct profile *p, const struct lock_row_key *k,
-			const struct hits_filter *f);
+/*
+ * The locks view of p with o's filter, its rows kept (v->rows): what a
+ * lock export writes. A user lock's row (export_row_is_user) has a user
+ * stack of process k.tgid.
+ */
+int export_lock_view(struct lock_view *v, const struct profile *p, const struct hits_filter *f);
+bool export_row_is_user(const struct lock_row_key *k);
 
 /* One exported stack, its frames root first (see export_stacks.frames). */
 struct export_stack {
@@ -45,14 +52,21 @@ struct export_stack {
 	uint32_t pid;		/* process (tgid); 0 when not recorded */
 	const char *lock;	/* locks only, else NULL */
 	const char *type;	/* lock type, locks only */
+	bool user;		/* a user lock: its frames are user frames */
 	uint64_t count;		/* samples, or contended waits */
 	uint64_t wait_ns;	/* locks only */
 	size_t first;		/* index of its root frame in frames */
 	uint32_t nframes;
 };
 
+/*
+ * Lock stacks are the rows of report's locks view (lock_view__build_rows):
+ * kernel and user locks under the names report gives them, so that they
+ * add up to report's TOTAL row.
+ */
 struct export_stacks {
 	bool locks;
+	struct lock_view view;	/* locks: owns the lock and caller names */
 	struct export_stack *stacks;
 	size_t n;
 	struct frame_name *frames;	/* every stack's frames, back to back */
@@ -61,7 +75,7 @@ struct export_stacks {
 	uint64_t total_wait_ns;
 };
 
-/* Every sample row (or lock row) that passes o->filter, one stack each. */
+/* Every sample row (or lock row of the locks view) that passes o->filter, one stack each. */
 int export_stacks__build(struct export_stacks *s, const struct profile *p,
 			 const struct export_opts *o);
 /*

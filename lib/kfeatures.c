@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * All run-time feature probing lives here, and so does the one decision
- * of which attach mode each probe family uses.
+ * All run-time feature probing lives here; each probe family decides its
+ * attach mode from these features (choose_mode in lib/collect_*.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -316,28 +316,4 @@ bool kfunc_in_btf(const char *name)
 	const struct btf *btf = vmlinux_btf();
 
 	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) >= 0;
-}
-
-bool contention_choose_mode(const struct features *f, enum attach_mode want,
-			    bool *use_btf, char *why, size_t len)
-{
-	bool btf_ok = f->r[FEAT_TP_BTF_LOCK].ok, tp_ok = f->r[FEAT_TP_LOCK].ok;
-
-	switch (want) {
-	case ATTACH_TP_BTF:
-		tp_ok = false;
-		break;
-	case ATTACH_TP_CLASSIC:
-		btf_ok = false;
-		break;
-	default:
-		break;
-	}
-	if (btf_ok || tp_ok) {
-		*use_btf = btf_ok;
-		return true;
-	}
-	snprintf(why, len, "%s", want == ATTACH_TP_CLASSIC ? f->r[FEAT_TP_LOCK].detail :
-		 f->r[FEAT_TP_BTF_LOCK].ok ? f->r[FEAT_TP_LOCK].detail : f->r[FEAT_TP_BTF_LOCK].detail);
-	return false;
 }

@@ -64,11 +64,4 @@ int tp_btf_nargs(const char *name);
 /* Whether the kernel has a function of that name in BTF (fentry can attach to it). */
 bool kfunc_in_btf(const char *name);
 
-/*
- * The contention family's mode: writes "tp_btf" or "tracepoint", or
- * returns false with the reason in why.
- */
-bool contention_choose_mode(const struct features *f, enum attach_mode want,
-			    bool *use_btf, char *why, size_t len);
-
 #endif

@@ -28,30 +28,36 @@ bool lock_type_is_wait(uint32_t flags)
 	return lock_type_is_user(flags) && (kind == ULK_COND || kind == ULK_FUTEX);
 }
 
+static const struct {
+	uint32_t flags;
+	const char *name;
+} kernel_types[] = {
+	{ LCB_F_SPIN, "spinlock" },
+	{ LCB_F_SPIN | LCB_F_READ, "rwlock:R" },
+	{ LCB_F_SPIN | LCB_F_WRITE, "rwlock:W" },
+	{ LCB_F_READ, "rwsem:R" },
+	{ LCB_F_WRITE, "rwsem:W" },
+	{ LCB_F_RT, "rtmutex" },
+	{ LCB_F_RT | LCB_F_READ, "rwlock-rt:R" },
+	{ LCB_F_RT | LCB_F_WRITE, "rwlock-rt:W" },
+	{ LCB_F_PERCPU | LCB_F_READ, "pcpu-sem:R" },
+	{ LCB_F_PERCPU | LCB_F_WRITE, "pcpu-sem:W" },
+	{ LCB_F_MUTEX, "mutex" },
+	{ LCB_F_MUTEX | LCB_F_SPIN, "mutex:spin" },
+	{ 0, "semaphore" },
+};
+
+#define NKERNEL_TYPES	(sizeof(kernel_types) / sizeof(kernel_types[0]))
+
 const char *lock_type_name(uint32_t flags)
 {
-	static const struct { uint32_t flags; const char *name; } table[] = {
-		{ LCB_F_SPIN, "spinlock" },
-		{ LCB_F_SPIN | LCB_F_READ, "rwlock:R" },
-		{ LCB_F_SPIN | LCB_F_WRITE, "rwlock:W" },
-		{ LCB_F_READ, "rwsem:R" },
-		{ LCB_F_WRITE, "rwsem:W" },
-		{ LCB_F_RT, "rtmutex" },
-		{ LCB_F_RT | LCB_F_READ, "rwlock-rt:R" },
-		{ LCB_F_RT | LCB_F_WRITE, "rwlock-rt:W" },
-		{ LCB_F_PERCPU | LCB_F_READ, "pcpu-sem:R" },
-		{ LCB_F_PERCPU | LCB_F_WRITE, "pcpu-sem:W" },
-		{ LCB_F_MUTEX, "mutex" },
-		{ LCB_F_MUTEX | LCB_F_SPIN, "mutex:spin" },
-		{ 0, "semaphore" },
-	};
 	size_t i;
 
 	if (lock_type_is_user(flags))
 		return user_type_name(flags & 0xff);
-	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++)
-		if (table[i].flags == flags)
-			return table[i].name;
+	for (i = 0; i < NKERNEL_TYPES; i++)
+		if (kernel_types[i].flags == flags)
+			return kernel_types[i].name;
 	return "unknown";
 }
 
@@ -81,4 +87,18 @@ const char *lock_class_name(uint32_t lock_class)
 	default:
 		return NULL;
 	}
+}
+
+bool lock_type_known(const char *filter)
+{
+	uint32_t kind;
+	size_t i;
+
+	for (i = 0; i < NKERNEL_TYPES; i++)
+		if (lock_type_matches(filter, kernel_types[i].flags))
+			return true;
+	for (kind = ULK_MUTEX; kind < ULK__COUNT; kind++)	/* 0 is no kind */
+		if (lock_type_matches(filter, LOCK_F_USER | kind))
+			return true;
+	return false;
 }

@@ -15,6 +15,8 @@
 const char *lock_type_name(uint32_t flags);
 /* "rwsem" matches rwsem:R and rwsem:W; "rwsem:R" only the first; "u" every user lock. */
 bool lock_type_matches(const char *filter, uint32_t flags);
+/* Whether a --type filter can match any lock: a type's name, or a family of them. */
+bool lock_type_known(const char *filter);
 bool lock_type_is_user(uint32_t flags);
 /* A user wait for an event (condition variable, other futex), not for a lock. */
 bool lock_type_is_wait(uint32_t flags);

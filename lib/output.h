@@ -75,4 +75,18 @@ void out_table__separator(struct out_table *t);
  */
 void fmt_ns(char *buf, size_t len, unsigned long long ns);
 
+/*
+ * Text for a terminal from a profile's strings (a workload's argv, a
+ * comm, a symbol): control characters (C0, DEL, C1) and bytes that are
+ * not UTF-8 become \xHH, so that a name cannot move the cursor, clear
+ * the screen or retitle the window. Text tables do it to every cell.
+ * fmt_printable() writes at most len - 1 bytes, never half an escape
+ * or a character, and returns buf.
+ */
+const char *fmt_printable(char *buf, size_t len, const char *s);
+size_t printable_len(const char *s);
+void fput_printable(FILE *f, const char *s);
+/* printf for a terminal: everything escaped as above but the newlines that end the text. */
+void fprintf_printable(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #endif

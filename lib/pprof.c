@@ -540,17 +540,28 @@ static void add_samples(struct pprof *pp, const struct hits_filter *f)
 	free(locs);
 }
 
-static void add_lock_row(struct pprof *pp, const struct lock_row_key *k,
+/* A user lock's stack: the user frames of its process, leaf first. */
+static int user_locs(struct pprof *pp, uint32_t tgid, const struct stack *st, uint64_t *locs)
+{
+	uint32_t i;
+	int n = 0;
+
+	for (i = 0; st && i < st->nframes && n < PP_MAX_FRAMES; i++)
+		locs[n++] = user_loc(pp, tgid, st->frames[i]);
+	return n;
+}
+
+static void add_lock_row(struct pprof *pp, const struct lock_view *lv, const struct lock_row_key *k,
 			 const struct lock_row_val *v, uint64_t *locs)
 {
 	const struct stack *st = k->stack_id < 0 ? NULL : profile__stack(pp->p, k->stack_id);
 	int64_t vals[2] = { (int64_t)v->count, (int64_t)v->total_ns };
-	int n = kernel_locs(pp, st, locs, 0);
+	int n = export_row_is_user(k) ? user_locs(pp, k->tgid, st, locs) : kernel_locs(pp, st, locs, 0);
 
 	if (!n)
-		locs[n++] = pseudo_loc(pp, profile__str(pp->p, k->caller));
+		locs[n++] = pseudo_loc(pp, lock_view__str(lv, k->caller));
 	sample_begin(pp, locs, n, vals, 2);
-	label_str(pp, "lock", profile__str(pp->p, k->name));
+	label_str(pp, "lock", lock_view__str(lv, k->name));
 	label_str(pp, "lock type", lock_type_name(k->flags));
 	label_num(pp, "pid", k->tgid);
 	label_num(pp, "tid", k->tid);
@@ -558,20 +569,21 @@ static void add_lock_row(struct pprof *pp, const struct lock_row_key *k,
 	sample_end(pp);
 }
 
+/* The rows of report's locks view, kernel and user locks, as export's other formats. */
 static void add_locks(struct pprof *pp, const struct hits_filter *f)
 {
 	uint64_t *locs = calloc(PP_MAX_FRAMES, sizeof(*locs));
-	const struct lock_row_key *k;
-	const struct lock_row_val *v;
-	size_t it = 0;
+	struct lock_view lv;
+	size_t i;
 
-	if (!locs) {
+	if (!locs || export_lock_view(&lv, pp->p, f)) {
 		pp->oom = true;
+		free(locs);
 		return;
 	}
-	while (!pp_failed(pp) && (v = htab_next(&pp->p->rows, &it, (const void **)&k)))
-		if (export_lock_passes(pp->p, k, f))
-			add_lock_row(pp, k, v, locs);
+	for (i = 0; !pp_failed(pp) && i < lv.nrows; i++)
+		add_lock_row(pp, &lv, &lv.rows[i].k, &lv.rows[i].v, locs);
+	lock_view__free(&lv);
 	free(locs);
 }
 

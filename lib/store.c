@@ -3,11 +3,16 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <zlib.h>
 #include "buf.h"
+#include "log.h"
 #include "store.h"
+
+/* What a stream is read by, and the longest file header it may announce. */
+#define STREAM_STEP	(1u << 20)
 
 const char *chunk_type_name(uint32_t type)
 {
@@ -95,41 +100,148 @@ int store_write_chunk(int fd, uint32_t type, uint32_t flags, const void *payload
 	return err;
 }
 
-static int read_whole(const char *path, struct store_file *f)
+/* A regular file: its size is known, one allocation. */
+static int read_regular(int fd, off_t size, struct store_file *f)
 {
-	struct stat st;
 	size_t got = 0;
-	int fd, err = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0) {
-		err = -errno;
-		goto out_close;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		err = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
-		goto out_close;
-	}
-	f->data = malloc(st.st_size ? st.st_size : 1);
-	if (!f->data) {
-		err = -ENOMEM;
-		goto out_close;
-	}
-	while (got < (size_t)st.st_size) {
-		ssize_t r = read(fd, f->data + got, st.st_size - got);
+	f->data = malloc(size ? size : 1);
+	if (!f->data)
+		return -ENOMEM;
+	while (got < (size_t)size) {
+		ssize_t r = pread(fd, f->data + got, size - got, got);
 
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0) {
-			err = r < 0 ? -errno : -EIO;
-			goto out_close;
-		}
+		if (r <= 0)
+			return r < 0 ? -errno : -EIO;
 		got += r;
 	}
 	f->size = got;
-out_close:
+	return 0;
+}
+
+/* Wait until fd can be read (a FIFO opened O_NONBLOCK, a non-blocking stdin). */
+static int wait_readable(int fd, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int n;
+
+	do
+		n = poll(&pfd, 1, timeout_ms);
+	while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : n;
+}
+
+/*
+ * Append up to n bytes of the stream to f->data, growing it as they come
+ * (a chunk header can claim far more than the stream holds). *more is
+ * false once the stream has ended.
+ */
+static int stream_take(int fd, struct store_file *f, size_t *cap, size_t n, bool *more)
+{
+	while (n && *more) {
+		size_t want = n < STREAM_STEP ? n : STREAM_STEP;
+		ssize_t r;
+
+		if (grow_array((void **)&f->data, cap, f->size + want, 1))
+			return -ENOMEM;
+		r = read(fd, f->data + f->size, want);
+		if (r < 0 && errno == EAGAIN && wait_readable(fd, -1) >= 0)
+			continue;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		*more = r > 0;
+		f->size += r;
+		n -= r;
+	}
+	return 0;
+}
+
+/*
+ * A pipe, a FIFO or a device: read chunk by chunk, and stop at the first
+ * thing that ends the walk anyway (a foreign header, a damaged chunk), so
+ * that /dev/zero or a stray stream is refused at once, not read forever.
+ */
+static int read_stream(int fd, struct store_file *f)
+{
+	struct store_chunk ch;
+	const char *why;
+	size_t cap = 0, hlen;
+	bool more = true;
+	uint64_t pos, len;
+	int err;
+
+	err = stream_take(fd, f, &cap, LKST_HEADER_LEN, &more);
+	if (err || !more || memcmp(f->data, LKST_MAGIC, 8))
+		return err;	/* store_parse() says what is wrong */
+	hlen = get_le32(f->data + 12);
+	if (hlen > LKST_HEADER_LEN && hlen <= STREAM_STEP)
+		err = stream_take(fd, f, &cap, hlen - LKST_HEADER_LEN, &more);
+	if (err || store_parse(f, &why))
+		return err;
+	pos = f->hdr.header_len;
+	while (more) {
+		err = stream_take(fd, f, &cap, LKST_CHUNK_HDR_LEN, &more);
+		if (err || !more)
+			break;
+		len = get_le64(f->data + f->size - LKST_CHUNK_HDR_LEN + 8);
+		if (len > LKST_MAX_PAYLOAD)
+			break;
+		err = stream_take(fd, f, &cap, len + LKST_CHUNK_TRAILER_LEN, &more);
+		if (err || store_next_chunk(f, &pos, &ch) != WALK_CHUNK)
+			break;
+	}
+	return err;
+}
+
+/* A FIFO: wait for its writer, as cat(1) does, but say so rather than hang silently. */
+static int wait_writer(int fd, const char *path)
+{
+	int n = wait_readable(fd, 1000);
+
+	if (!n) {
+		pr_notice("%s is a FIFO with no writer yet: waiting for one (Ctrl-C stops)\n", path);
+		n = wait_readable(fd, -1);
+	}
+	return n < 0 ? n : 0;
+}
+
+static int read_fd(int fd, const char *path, struct store_file *f, const char **why)
+{
+	struct stat st;
+	int err;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (S_ISREG(st.st_mode))
+		return read_regular(fd, st.st_size, f);
+	if (isatty(fd)) {
+		*why = fd == STDIN_FILENO && !strcmp(path, "-") ?
+		       "standard input is a terminal: give a profile with -i FILE, or pipe one in" :
+		       "a terminal, not a profile";
+		return -EINVAL;
+	}
+	if (S_ISFIFO(st.st_mode) && strcmp(path, "-") && (err = wait_writer(fd, path)))
+		return err;
+	return read_stream(fd, f);
+}
+
+/* "-" is standard input; anything else is opened, FIFOs without blocking in open(2). */
+static int read_input(const char *path, struct store_file *f, const char **why)
+{
+	int fd, err;
+
+	if (!strcmp(path, "-"))
+		return read_fd(STDIN_FILENO, path, f, why);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	err = read_fd(fd, path, f, why);
 	close(fd);
 	return err;
 }
@@ -138,6 +250,10 @@ int store_parse(struct store_file *f, const char **why)
 {
 	const uint8_t *d = f->data;
 
+	if (!f->size) {
+		*why = "empty, not a lockstat profile";
+		return -EINVAL;
+	}
 	if (f->size < 8 || memcmp(d, LKST_MAGIC, 8)) {
 		*why = "not a lockstat profile (bad magic)";
 		return -EINVAL;
@@ -173,7 +289,7 @@ int store_open(const char *path, struct store_file *f, const char **why)
 
 	memset(f, 0, sizeof(*f));
 	*why = NULL;
-	err = read_whole(path, f);
+	err = read_input(path, f, why);
 	if (err) {
 		store_close(f);
 		return err;

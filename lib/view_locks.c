@@ -138,6 +138,11 @@ static int add_row(struct lock_view *v, struct htab *index, const struct lock_ro
 	if (!c || !s)
 		return -ENOMEM;
 	s->tgid = k->tgid;
+	if (v->keep_rows) {
+		if (grow_array((void **)&v->rows, &v->rows_cap, v->nrows + 1, sizeof(*v->rows)))
+			return -ENOMEM;
+		v->rows[v->nrows++] = (struct lock_view_row){ *k, *val };
+	}
 	lock_row_merge(&e->v, val);
 	lock_row_merge(&c->v, val);
 	lock_row_merge(&s->v, val);
@@ -633,6 +638,7 @@ static int add_user_wait(struct lock_view *v, struct htab *index, const struct h
 	k.stack_id = r.stack_id;
 	k.flags = r.flags;
 	k.tgid = r.tgid;
+	k.comm = (uint32_t)row[c->comm];
 	val.count = row[nc];
 	val.total_ns = row[wc];
 	val.min_ns = row[lo];
@@ -723,7 +729,7 @@ static int add_user_locks(struct lock_view *v, struct htab *index, const struct 
 	return err;
 }
 
-int lock_view__build(struct lock_view *v, const struct profile *p, const struct lock_filter *f)
+static int build(struct lock_view *v, const struct profile *p, const struct lock_filter *f, bool keep_rows)
 {
 	const struct lock_row_key *k;
 	const struct lock_row_val *val;
@@ -734,6 +740,7 @@ int lock_view__build(struct lock_view *v, const struct profile *p, const struct 
 
 	memset(v, 0, sizeof(*v));
 	v->p = p;
+	v->keep_rows = keep_rows;
 	htab_init(&index, sizeof(uint64_t), sizeof(size_t));
 	htab_init(&given, sizeof(uint64_t), sizeof(uint32_t));
 	err = index_given_names(p, &given);
@@ -751,6 +758,16 @@ int lock_view__build(struct lock_view *v, const struct profile *p, const struct 
 	if (err)
 		lock_view__free(v);
 	return err;
+}
+
+int lock_view__build(struct lock_view *v, const struct profile *p, const struct lock_filter *f)
+{
+	return build(v, p, f, false);
+}
+
+int lock_view__build_rows(struct lock_view *v, const struct profile *p, const struct lock_filter *f)
+{
+	return build(v, p, f, true);
 }
 
 static enum lock_sort sort_key;
@@ -820,6 +837,7 @@ void lock_view__free(struct lock_view *v)
 		free(v->locks[i].stacks);
 	}
 	free(v->locks);
+	free(v->rows);
 	for (i = 0; i < v->nxstrs; i++)
 		free(v->xstrs[i]);
 	free(v->xstrs);

@@ -60,6 +60,16 @@ enum lock_sort {
 	SORT_NAME,
 };
 
+/*
+ * A row as the view adds it (lock_view__build_rows): the profile's kernel
+ * rows and the user locks' waits, under the view's names, for an export
+ * that writes each stack with exactly the view's totals.
+ */
+struct lock_view_row {
+	struct lock_row_key k;	/* name and caller: lock_view__str(); comm: profile__str() */
+	struct lock_row_val v;
+};
+
 struct lock_view {
 	const struct profile *p;
 	struct lock_entry *locks;
@@ -71,10 +81,15 @@ struct lock_view {
 	char **xstrs;		/* names made by the view: ids from p->nstrs on */
 	size_t nxstrs;
 	size_t xstrs_cap;
+	bool keep_rows;
+	struct lock_view_row *rows;	/* with keep_rows: every row added to total */
+	size_t nrows, rows_cap;
 };
 
 int lock_sort_parse(const char *s, enum lock_sort *key);
 int lock_view__build(struct lock_view *v, const struct profile *p, const struct lock_filter *f);
+/* The same, keeping every row in v->rows: they add up to v->total. */
+int lock_view__build_rows(struct lock_view *v, const struct profile *p, const struct lock_filter *f);
 void lock_view__sort(struct lock_view *v, enum lock_sort key);
 void lock_view__free(struct lock_view *v);
 /* A lock or caller name of the view: the profile's strings, then its own. */

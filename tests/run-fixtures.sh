@@ -193,3 +193,205 @@ else
 fi
 echo "fixtures: $pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]
+
+# --- readers: streams, exports, views (appended; the summary below counts every check above) ---
+rd=$dir/data
+
+# Every command that reads a profile reads "-" (a pipe) as it reads the file.
+same_json() { [ "$(jq -S 'del(.meta.file)' "$1")" = "$(jq -S 'del(.meta.file)' "$2")" ]; }
+stdin_read_ok() {
+	local f=$rd/fdstorm.data
+	"$ls" report -i "$f" -f json >"$tmp/a.json" && cat "$f" | "$ls" report -i - -f json >"$tmp/b.json" &&
+		same_json "$tmp/a.json" "$tmp/b.json" || { echo "report -i -" >&2; return 1; }
+	"$ls" export -i "$f" -w locks -f json >"$tmp/a.json" && cat "$f" | "$ls" export -i - -w locks -f json >"$tmp/b.json" &&
+		same_json "$tmp/a.json" "$tmp/b.json" || { echo "export -i -" >&2; return 1; }
+	cat "$f" | "$ls" fsck - >"$tmp/fsck.out" && grep -q 'END present' "$tmp/fsck.out" || { echo "fsck -" >&2; return 1; }
+	"$ls" diff -f json "$f" "$f" | jq -c '.rows' >"$tmp/a.json" &&
+		cat "$f" | "$ls" diff -f json - "$f" | jq -c '.rows' >"$tmp/b.json" && cmp -s "$tmp/a.json" "$tmp/b.json" ||
+		{ echo "diff - FILE" >&2; return 1; }
+	"$ls" top --replay "$f" --speed 0 -f json | tail -n 1 | jq -c '.locks' >"$tmp/a.json" &&
+		cat "$f" | "$ls" top --replay - --speed 0 -f json | tail -n 1 | jq -c '.locks' >"$tmp/b.json" &&
+		cmp -s "$tmp/a.json" "$tmp/b.json" && [ -s "$tmp/a.json" ] || { echo "top --replay -" >&2; return 1; }
+}
+check "report, export, fsck, diff and top --replay read a profile piped to -" stdin_read_ok
+
+# A FIFO is waited for (with a notice), then read; devices that hold no profile are refused at once.
+fifo_ok() {
+	local fifo=$tmp/fifo rc
+	mkfifo "$fifo" || return 1
+	(sleep 1.5; cat "$rd/fdstorm.data" >"$fifo") &
+	timeout 30 "$ls" report -i "$fifo" -f json 2>"$tmp/fifo.err" >"$tmp/fifo.json"; rc=$?
+	wait
+	[ $rc = 0 ] && jq -e '.locks | length > 0' "$tmp/fifo.json" >/dev/null &&
+		grep -q 'FIFO with no writer yet' "$tmp/fifo.err" || { echo "report -i FIFO: exit $rc" >&2; return 1; }
+}
+devices_refused_ok() {
+	local rc
+	timeout 10 "$ls" report -i /dev/zero 2>"$tmp/dev.err"; rc=$?
+	[ $rc = 1 ] && grep -q 'bad magic' "$tmp/dev.err" || { echo "report -i /dev/zero: exit $rc" >&2; return 1; }
+	timeout 10 "$ls" fsck /dev/null 2>"$tmp/dev.err"; rc=$?
+	[ $rc = 1 ] && grep -q 'empty' "$tmp/dev.err" || { echo "fsck /dev/null: exit $rc" >&2; return 1; }
+	timeout 10 "$ls" diff - - <"$rd/fdstorm.data" >/dev/null 2>"$tmp/dev.err"; rc=$?
+	[ $rc = 2 ] && grep -q 'standard input (-) is given 2 times' "$tmp/dev.err" || { echo "diff - -: exit $rc" >&2; return 1; }
+}
+check "a FIFO is read once its writer comes, with a notice while it waits" fifo_ok
+check "/dev/zero, /dev/null and stdin given twice are refused at once, with why" devices_refused_ok
+
+
+# Exports carry report's totals, user locks (mutexstorm-ulocks.data) as kernel ones (fdstorm.data).
+export_totals_ok() {
+	local f=$1 v key want got
+	for v in wait count; do
+		key=$([ $v = wait ] && echo wait_total_ns || echo contended)
+		want=$("$ls" report -i "$f" -f json | jq ".total.$key")
+		got=$("$ls" export -i "$f" -w locks --value $v | awk '{ s += $NF } END { printf "%d", s }')
+		[ "$got" = "$want" ] || { echo "$f folded $v: $got, report $want" >&2; return 1; }
+		got=$("$ls" export -i "$f" -w locks --value $v -f json | jq '[.total, ([.stacks[].value] | add)] | unique | .[]')
+		[ "$got" = "$want" ] || { echo "$f json $v: $got, report $want" >&2; return 1; }
+		got=$("$ls" export -i "$f" -w locks --value $v -f csv | awk -F, 'NR > 1 { s += $1 } END { printf "%d", s }')
+		[ "$got" = "$want" ] || { echo "$f csv $v: $got, report $want" >&2; return 1; }
+		got=$("$ls" export -i "$f" -w locks --value $v -f svg | sed -n 's/.*data-n="all" data-v="\([0-9]*\)".*/\1/p')
+		[ "$got" = "$want" ] || { echo "$f svg $v: $got, report $want" >&2; return 1; }
+	done
+}
+user_export_ok() {
+	local f=$rd/mutexstorm-ulocks.data
+	"$ls" report -i "$f" -f json | jq -e '[.locks[] | select(.user) | .contended] | add > 0' >/dev/null &&
+		"$ls" export -i "$f" -w locks -f json |
+		jq -e '[.stacks[] | select(.lock == "storm_lock" and .type == "u:mutex") | .frames | all(.kernel | not)] | length > 0 and all' >/dev/null
+}
+check "mutexstorm-ulocks.data: every text export adds up to report's totals, user locks included" export_totals_ok "$rd/mutexstorm-ulocks.data"
+check "fdstorm.data: every text export adds up to report's totals" export_totals_ok "$rd/fdstorm.data"
+check "mutexstorm-ulocks.data: storm_lock is exported with its user stack" user_export_ok
+
+
+# A family recorded on one side only (fdstorm.data has no ulocks) is said once and left out.
+diff_families_ok() {
+	local b=$rd/fdstorm.data p=$rd/mutexstorm-ulocks.data rc
+	"$ls" diff "$b" "$p" >"$tmp/d.txt" || return 1
+	[ "$(grep -c '^# not comparable.*user locks (-e ulocks): recorded by 0 of 1 base run and 1 of 1 patched run' "$tmp/d.txt")" = 1 ] &&
+		! grep -q ' u:' "$tmp/d.txt" || { echo "text:" >&2; head -n 14 "$tmp/d.txt" >&2; return 1; }
+	"$ls" diff -f json "$b" "$p" | jq -e '.not_comparable == [{"family": "ulocks", "what": "user locks", "base_runs": 0, "patched_runs": 1}]
+		and ([.rows[] | select(.type | startswith("u:"))] | length == 0) and (.rows | length > 0)' >/dev/null ||
+		{ echo "json" >&2; return 1; }
+	"$ls" diff -f json "$p" "$p" | jq -e '.not_comparable == [] and ([.rows[] | select(.type == "u:mutex")] | length > 0)' >/dev/null ||
+		{ echo "json, a profile against itself" >&2; return 1; }
+	"$ls" diff -f csv "$b" "$p" >"$tmp/d.csv" &&
+		[ "$(grep -c '^family,ulocks,user locks,,not comparable,' "$tmp/d.csv")" = 1 ] &&
+		awk -F, 'NR == 1 { n = NF } NF != n { exit 1 } $3 ~ /^u:/ { exit 1 }' "$tmp/d.csv" || { echo "csv" >&2; return 1; }
+	"$ls" diff -f svg "$b" "$p" >"$tmp/d.svg" && grep -q 'user locks not comparable' "$tmp/d.svg" &&
+		! grep -q 'data-n="storm_lock"' "$tmp/d.svg" || { echo "svg" >&2; return 1; }
+	"$ls" diff -V hits "$b" "$p" >/dev/null 2>"$tmp/d.err"; rc=$?
+	[ $rc = 1 ] && grep -q 'nothing to compare: CPU samples (-e sample): recorded by 1 of 1 base run and 0 of 1 patched run' "$tmp/d.err" ||
+		{ echo "hits: exit $rc, $(cat "$tmp/d.err")" >&2; return 1; }
+}
+check "diff: a family recorded on one side only is not comparable, said once in every format" diff_families_ok
+
+# Profiles crafted with shapes record does not write (tests/craft-profile.py).
+craft() { python3 "$dir/craft-profile.py" "$@"; }
+replay_gap_ok() {
+	craft "$tmp/gaps.data" 0:1000000000:3 5000000000:6000000000:4 || return 1
+	timeout 20 "$ls" top --replay "$tmp/gaps.data" --speed 0 -f json >"$tmp/gaps.jsonl" || return 1
+	jq -s -e '[.[].time_ns] == [1000000000, 6000000000] and all(.[]; .interval_ns == 1000000000) and
+		.[-1].totals.cumulative.contended == 7' "$tmp/gaps.jsonl" >/dev/null ||
+		{ jq -c '{time_ns, interval_ns}' "$tmp/gaps.jsonl" >&2; return 1; }
+	craft "$tmp/far.data" 0:1000000000:3 1000000000000000000:1000000001000000000:2 || return 1
+	timeout 20 "$ls" top --replay "$tmp/far.data" --speed 0 -f json >"$tmp/far.jsonl" || { echo "far: timed out" >&2; return 1; }
+	jq -s -e '[.[].time_ns] == [1000000000, 1000000001000000000] and .[-1].totals.cumulative.contended == 5' \
+		"$tmp/far.jsonl" >/dev/null || { head -c 300 "$tmp/far.jsonl" >&2; return 1; }
+}
+# Every view in every format: output that parses (JSON one value, CSV a header and constant
+# columns), or a one-line error and exit 1 (JSON: {"error"} on stdout); never nothing with exit 0.
+view_output_ok() {	# profile view format
+	local f=$1 v=$2 fmt=$3 rc
+	"$ls" report -i "$f" --view "$v" -f "$fmt" >"$tmp/v.out" 2>"$tmp/v.err"; rc=$?
+	case $rc/$fmt in
+	0/json) jq -s -e 'length == 1 and (.[0] | type == "object" or type == "array")' "$tmp/v.out" >/dev/null ;;
+	0/csv) awk -F, 'NR == 1 { n = NF } NF != n { exit 1 } END { exit NR < 1 }' "$tmp/v.out" ;;
+	0/text) [ -s "$tmp/v.out" ] ;;
+	1/json) jq -s -e 'length == 1 and (.[0].error | type == "string")' "$tmp/v.out" >/dev/null &&
+		[ "$(wc -l <"$tmp/v.err")" = 1 ] ;;
+	1/*) [ ! -s "$tmp/v.out" ] && [ "$(wc -l <"$tmp/v.err")" = 1 ] && grep -q '^lockstat: ' "$tmp/v.err" ;;
+	*) false ;;
+	esac || { echo "$(basename "$f") --view $v -f $fmt: exit $rc, $(wc -c <"$tmp/v.out") bytes out: $(head -c 200 "$tmp/v.err")" >&2; return 1; }
+}
+views_formats_ok() {
+	local f v fmt bad=0
+	for f in "$@"; do
+		for v in locks hits tables fd pagecache; do
+			for fmt in text json csv; do
+				view_output_ok "$f" "$v" "$fmt" || bad=1
+			done
+		done
+	done
+	return $bad
+}
+views_matrix_ok() {
+	craft "$tmp/empty.data" && craft "$tmp/no-locks.data" --meta probe.contention="not recorded" 0:1000000000:0 &&
+		views_formats_ok "$tmp/empty.data" "$tmp/no-locks.data" "$rd/views/sample-only.data" "$rd/mmapstorm.data"
+}
+# A workload's argv (and a lock's name) with control characters: escaped in every text output.
+no_raw_controls() {	# file: no C0 control but newline, no DEL, no UTF-8 C1 control
+	! LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' "$1" && ! LC_ALL=C grep -q $'\xc2[\x80-\x9f]' "$1"
+}
+controls_escaped_ok() {
+	local f=$tmp/evil.data out
+	craft "$f" --meta command=$'evil\033[2J\033]0;pwned\007 a\nb \xc2\x9b31m' \
+		--meta kernel=$'6.1\033[31m' --lock $'bad\033[5mlock' 0:1000000000:2 || return 1
+	for out in "report" "report --view hits" "top --replay $f -b --speed 0"; do
+		case $out in
+		report*) "$ls" $out -i "$f" >"$tmp/evil.out" 2>/dev/null ;;
+		*) "$ls" $out >"$tmp/evil.out" 2>/dev/null ;;
+		esac
+		no_raw_controls "$tmp/evil.out" && grep -q 'evil\\x1b\[2J\\x1b\]0;pwned\\x07 a\\x0ab \\xc2\\x9b31m' "$tmp/evil.out" ||
+			{ echo "$out:" >&2; cat -v "$tmp/evil.out" | head -n 5 >&2; return 1; }
+	done
+	"$ls" diff "$f" "$f" >"$tmp/evil.out" && no_raw_controls "$tmp/evil.out" &&
+		grep -q 'kernel 6.1\\x1b\[31m' "$tmp/evil.out" || { echo "diff:" >&2; cat -v "$tmp/evil.out" | head -n 3 >&2; return 1; }
+	"$ls" report -i "$f" >"$tmp/evil.out" && grep -q 'bad\\x1b\[5mlock$' "$tmp/evil.out" ||
+		{ echo "the lock's name in the table" >&2; return 1; }
+	"$ls" report -i "$f" -f json | jq -e '.meta.command | startswith("evil\u001b[2J")' >/dev/null ||
+		{ echo "JSON keeps the name, escaped as JSON" >&2; return 1; }
+}
+# The full-screen view's title line, under tmux.
+title_escaped_ok() {
+	local sock=$tmp/tmux-evil.sock f=$tmp/evil-title.data
+	craft "$f" --meta command=$'evil\033[2J\nname' 0:1000000000:2 1000000000:2000000000:2 || return 1
+	tmux -S "$sock" new-session -d -x 160 -y 20 "$ls top --replay $f --speed 0.2; sleep 5"
+	sleep 1.5
+	tmux -S "$sock" capture-pane -p >"$tmp/title.txt"
+	tmux -S "$sock" kill-server 2>/dev/null
+	head -n 1 "$tmp/title.txt" | grep -q 'REPLAY.*command: evil\\x1b\[2J\\x0aname' || { head -n 3 "$tmp/title.txt" >&2; return 1; }
+}
+if command -v python3 >/dev/null 2>&1; then
+	check "top --replay skips a gap between buckets (0-1 s, 5-6 s; and one at 10^18 ns) in one step" replay_gap_ok
+	check "control characters in a workload's argv and a lock's name are escaped in report, top and diff text" controls_escaped_ok
+	if command -v tmux >/dev/null 2>&1; then
+		check "top's full-screen title shows a workload's control characters escaped" title_escaped_ok
+	else
+		echo "SKIP: top's full-screen title: tmux is not installed"
+	fi
+	check "report: every view x format of an empty profile, one without locks, without samples, without tables: output or an error, never nothing" views_matrix_ok
+else
+	echo "SKIP: crafted profiles: python3 is not installed"
+fi
+
+
+# fsck and the format's page say what fsck does: the default file, its exit codes, every chunk type it prints.
+fsck_docs_ok() {
+	local page=$dir/../man/lockstat-fsck.1 data=$dir/../man/lockstat-data.5 rc t
+	mkdir -p "$tmp/empty" && (cd "$tmp/empty" && "$ls" fsck) 2>"$tmp/fsck.err"; rc=$?
+	[ $rc = 1 ] && grep -q '^lockstat: lockstat.data: No such file or directory$' "$tmp/fsck.err" ||
+		{ echo "fsck without a file and no lockstat.data: exit $rc" >&2; return 1; }
+	awk '/^\.SH EXIT STATUS/ { s = 1 } s && /^\.B 2$/ { two = 1; next } two && /^\.(TP|SH)/ { exit }
+		two { text = text " " $0 } END { exit !(text ~ /[Uu]sage/ && text !~ /no file/) }' "$page" ||
+		{ echo "$page: exit 2 is not what fsck does" >&2; return 1; }
+	for t in $(for f in "$rd"/*.data; do "$ls" fsck "$f" | awk 'NR > 2 && $2 ~ /^[A-Z]+$/ { print $2 }'; done | sort -u); do
+		grep -Eq "^\.BR? $t( ,)?\$" "$page" || { echo "$page lacks chunk type $t" >&2; return 1; }
+		grep -Pq "^[0-9]+\t$t\t" "$data" || { echo "$data lacks chunk type $t" >&2; return 1; }
+	done
+}
+check "fsck: its page and lockstat-data(5) document its default file, exit codes and every chunk type it prints" fsck_docs_ok
+
+echo "fixtures: $pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -45,7 +45,8 @@ static void usage(FILE *f)
 		"usage: lockstat diff [OPTIONS] BASE PATCHED\n"
 		"       lockstat diff [OPTIONS] -b BASE... -p PATCHED...\n"
 		"\n"
-		"  -b, --base FILE...     the baseline's profiles, one per run (e.g. -b base.*.data)\n"
+		"  -b, --base FILE...     the baseline's profiles, one per run (e.g. -b base.*.data;\n"
+		"                         - reads one from standard input)\n"
 		"  -p, --patched FILE...  the patched kernel's profiles, one per run\n"
 		"  -V, --view VIEW        locks (default: lock waits) or hits (the sampled functions)\n"
 		"      --value VALUE      locks: wait (default, wait time) or count (contended waits)\n"
@@ -203,6 +204,20 @@ static int parse_one(struct diff_cmd *c, int opt, const char *arg)
 	}
 }
 
+/* Standard input ("-") holds one profile: it cannot be read for two runs. */
+static int check_stdin_once(const struct diff_cmd *c)
+{
+	size_t side, i, n = 0;
+
+	for (side = 0; side < 2; side++)
+		for (i = 0; i < c->nfiles[side]; i++)
+			n += !strcmp(c->files[side][i], "-");
+	if (n < 2)
+		return 0;
+	pr_err("standard input (-) is given %zu times: it holds one profile, and is read once\n", n);
+	return -EINVAL;
+}
+
 /* BASE PATCHED, or -b and -p; and no option that cannot apply. */
 static int check_args(struct diff_cmd *c, int npos, char **pos)
 {
@@ -220,6 +235,8 @@ static int check_args(struct diff_cmd *c, int npos, char **pos)
 		       "nothing to compare: give BASE PATCHED, or -b BASE... -p PATCHED...");
 		return -EINVAL;
 	}
+	if (check_stdin_once(c))
+		return -EINVAL;
 	if (c->value_set && c->o.view == DIFF_VIEW_HITS) {
 		pr_err("--value applies to the locks view\n");
 		return -EINVAL;
@@ -315,7 +332,8 @@ static void warn_mismatch(const struct diff_cmd *c)
 		if (strcmp(meta_or(p, "cpus", "?"), meta_or(first, "cpus", "?")))
 			pr_warn("%s has %s CPUs, %s has %s: per-second values may not compare\n",
 				c->runs[i].path, meta_or(p, "cpus", "?"), c->runs[0].path, meta_or(first, "cpus", "?"));
-		if (c->o.view == DIFF_VIEW_HITS &&
+		if (c->o.view == DIFF_VIEW_HITS && diff_recorded(p, DIFF_FAMILY_SAMPLE) &&
+		    diff_recorded(first, DIFF_FAMILY_SAMPLE) &&
 		    strcmp(meta_or(p, "sample_freq", "?"), meta_or(first, "sample_freq", "?")))
 			pr_warn("%s was sampled at %s Hz, %s at %s Hz: compare the share columns\n",
 				c->runs[i].path, meta_or(p, "sample_freq", "?"), c->runs[0].path,
@@ -433,10 +451,10 @@ static void print_side(const char *label, const struct diff_cmd *c, size_t from,
 
 	for (i = 0; i < n; i++)
 		secs += profile__duration_ns(c->runs[from + i].p) / 1e9;
-	printf("# %-8s %zu run%s, %.2f s each on average, kernel %s:", label, n, n == 1 ? "" : "s",
-	       secs / n, meta_or(c->runs[from].p, "kernel", "?"));
+	fprintf_printable(stdout, "# %-8s %zu run%s, %.2f s each on average, kernel %s:", label, n,
+			  n == 1 ? "" : "s", secs / n, meta_or(c->runs[from].p, "kernel", "?"));
 	for (i = 0; i < n; i++)
-		printf(" %s", c->runs[from + i].path);
+		fprintf_printable(stdout, " %s", c->runs[from + i].path);
 	printf("\n");
 }
 
@@ -484,16 +502,35 @@ static void print_metric(const struct diff *d)
 		return;
 	}
 	if (!m->nb || !m->np) {
-		printf("# metric: %s only on the %s side\n", m->name, m->nb ? "base" : "patched");
+		fprintf_printable(stdout, "# metric: %s only on the %s side\n", m->name, m->nb ? "base" : "patched");
 		return;
 	}
 	fmt_metric_side(b, sizeof(b), m->base_mean, m->base_sd, m->nb);
 	fmt_metric_side(p, sizeof(p), m->patched_mean, m->patched_sd, m->np);
-	printf("# metric: %s %s → %s, %+.1f %%", m->name, b, p, m->pct);
+	fprintf_printable(stdout, "# metric: %s %s → %s, %+.1f %%", m->name, b, p, m->pct);
 	if (isnan(m->p))
 		printf(" (not tested: it needs 2 runs a side)\n");
 	else
 		printf(", p = %.3g, %s\n", m->p, m->significant ? "significant" : "within noise");
+}
+
+/* Left out, said once: a family that some runs did not record is no change. */
+static bool not_compared(const struct diff *d, enum diff_family f)
+{
+	return diff_family_in_view(f, d->o.view) && !diff_family_comparable(&d->fam[f], d->nb, d->np);
+}
+
+static void print_not_comparable(const struct diff *d)
+{
+	char text[256];
+	int f;
+
+	for (f = 0; f < DIFF_FAMILY__COUNT; f++) {
+		if (!not_compared(d, f))
+			continue;
+		diff_family_text(text, sizeof(text), f, &d->fam[f], d->nb, d->np);
+		printf("# not comparable, left out of the rows and the total: %s\n", text);
+	}
 }
 
 static void print_diff_header(const struct fmt *x)
@@ -506,6 +543,7 @@ static void print_diff_header(const struct fmt *x)
 	       d->o.view == DIFF_VIEW_HITS ? "samples" : is_wait(d) ? "wait time" : "contended waits");
 	print_side("base:", x->c, 0, d->nb);
 	print_side("patched:", x->c, d->nb, d->np);
+	print_not_comparable(d);
 	if (strcmp(kb, kp))
 		printf("# the kernels differ: rows are matched by name, never by address\n");
 	print_test(d);
@@ -643,6 +681,24 @@ static void put_csv_row(struct out_table *t, const struct diff *d, const struct 
 	out_table__row_end(t);
 }
 
+/* A family left out: one row, "family,NAME,WHAT,,not comparable", the rest empty. */
+static void put_csv_families(struct out_table *t, const struct diff *d)
+{
+	int f;
+
+	for (f = 0; f < DIFF_FAMILY__COUNT; f++) {
+		if (!not_compared(d, f))
+			continue;
+		out_table__row_begin(t, 0);
+		out_table__str(t, "family");
+		out_table__str(t, diff_family_name(f));
+		out_table__str(t, diff_family_what(f));
+		out_table__str(t, "");
+		out_table__str(t, "not comparable");
+		out_table__row_end(t);
+	}
+}
+
 static void print_diff_csv(const struct fmt *x)
 {
 	const struct diff *d = x->d;
@@ -658,6 +714,7 @@ static void print_diff_csv(const struct fmt *x)
 			put_csv_row(t, d, r, r->depth ? "caller" : d->o.view == DIFF_VIEW_LOCKS ? "lock" : "function");
 	}
 	put_csv_row(t, d, &d->total, "total");
+	put_csv_families(t, d);
 	out_table__free(t);
 }
 
@@ -745,6 +802,25 @@ static void json_metric(struct json_writer *jw, const struct diff *d)
 	jw_end_object(jw);
 }
 
+static void json_not_comparable(struct json_writer *jw, const struct diff *d)
+{
+	int f;
+
+	jw_name(jw, "not_comparable");
+	jw_start_array(jw);
+	for (f = 0; f < DIFF_FAMILY__COUNT; f++) {
+		if (!not_compared(d, f))
+			continue;
+		jw_start_object(jw);
+		jw_string_field(jw, "family", diff_family_name(f));
+		jw_string_field(jw, "what", diff_family_what(f));
+		jw_u64_field(jw, "base_runs", d->fam[f].nb);
+		jw_u64_field(jw, "patched_runs", d->fam[f].np);
+		jw_end_object(jw);
+	}
+	jw_end_array(jw);
+}
+
 static void json_head(struct json_writer *jw, const struct diff *d)
 {
 	jw_string_field(jw, "view", d->o.view == DIFF_VIEW_LOCKS ? "locks" : "hits");
@@ -757,6 +833,7 @@ static void json_head(struct json_writer *jw, const struct diff *d)
 	json_runs(jw, "base", d, 0, d->nb);
 	json_runs(jw, "patched", d, d->nb, d->np);
 	json_metric(jw, d);
+	json_not_comparable(jw, d);
 }
 
 static void print_diff_json(const struct fmt *x)
@@ -821,8 +898,23 @@ static const char *svg_rename(const char *name, enum flame_kind kind, char *buf,
 	return kind == FLAME_LOCK ? diff_norm_lock(name, buf, len) : diff_norm_func(name, buf, len);
 }
 
+/* The stacks of a lock family that is not comparable go, as their rows do in the other formats. */
+static void keep_comparable(struct export_stacks *s, const bool *left_out)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->n; i++) {
+		enum diff_family f = !s->locks ? DIFF_FAMILY_SAMPLE :
+				     s->stacks[i].user ? DIFF_FAMILY_ULOCKS : DIFF_FAMILY_LOCKS;
+
+		if (!left_out[f])
+			s->stacks[n++] = s->stacks[i];
+	}
+	s->n = n;
+}
+
 static int add_side(struct flame *f, const struct diff_cmd *c, const struct export_opts *eo,
-		    size_t from, size_t n, int side)
+		    const bool *left_out, size_t from, size_t n, int side)
 {
 	double secs = 0;
 	size_t i;
@@ -836,6 +928,7 @@ static int add_side(struct flame *f, const struct diff_cmd *c, const struct expo
 		err = export_stacks__build(&s, c->runs[from + i].p, eo);
 		if (err)
 			break;
+		keep_comparable(&s, left_out);
 		export_stacks__merge(&s, eo->value);
 		err = flame__add_export(f, &s, eo->value, side, secs > 0 ? 1 / secs : 0, svg_rename);
 		export_stacks__free(&s);
@@ -843,12 +936,31 @@ static int add_side(struct flame *f, const struct diff_cmd *c, const struct expo
 	return err;
 }
 
-static int print_diff_svg(const struct diff_cmd *c)
+/* The subtitle's note on what was left out, "" when nothing was. */
+static void svg_left_out(const struct diff_cmd *c, const struct diff_family_runs *fam, bool *left_out,
+			 char *buf, size_t len)
+{
+	size_t used = 0;
+	int f;
+
+	buf[0] = '\0';
+	for (f = 0; f < DIFF_FAMILY__COUNT; f++) {
+		left_out[f] = diff_family_in_view(f, c->o.view) &&
+			      !diff_family_comparable(&fam[f], c->nfiles[0], c->nfiles[1]);
+		if (left_out[f] && used < len)
+			used += snprintf(buf + used, len - used, "; %s not comparable (-e %s in %zu of %zu base, %zu of %zu patched runs): left out",
+					 diff_family_what(f), diff_family_name(f), fam[f].nb, c->nfiles[0],
+					 fam[f].np, c->nfiles[1]);
+	}
+}
+
+static int print_diff_svg(const struct diff_cmd *c, const struct diff_family_runs *fam)
 {
 	struct export_opts eo = { .what = c->o.view == DIFF_VIEW_LOCKS ? EXPORT_LOCKS : EXPORT_SAMPLES,
 				  .filter = { .pid = -1 } };
 	struct flame_opts fo = { .per_second = true, .unit = FLAME_UNIT_SAMPLES };
-	char title[128], sub[256];
+	char title[128], sub[512], note[256];
+	bool left_out[DIFF_FAMILY__COUNT];
 	struct flame f;
 	int err;
 
@@ -857,16 +969,17 @@ static int print_diff_svg(const struct diff_cmd *c)
 		fo.unit = eo.value == EXPORT_VALUE_WAIT ? FLAME_UNIT_NS : FLAME_UNIT_WAITS;
 	snprintf(title, sizeof(title), "Differential flame graph: %s", eo.what == EXPORT_SAMPLES ? "CPU samples" :
 		 eo.value == EXPORT_VALUE_WAIT ? "lock wait time" : "contended lock waits");
-	snprintf(sub, sizeof(sub), "base %s%s, patched %s%s: width base + patched per second, red grew, blue shrank",
+	svg_left_out(c, fam, left_out, note, sizeof(note));
+	snprintf(sub, sizeof(sub), "base %s%s, patched %s%s: width base + patched per second, red grew, blue shrank%s",
 		 c->files[0][0], c->nfiles[0] > 1 ? " and the others" : "", c->files[1][0],
-		 c->nfiles[1] > 1 ? " and the others" : "");
+		 c->nfiles[1] > 1 ? " and the others" : "", note);
 	fo.title = title;
 	fo.subtitle = sub;
 	err = flame__init(&f, true);
 	if (!err)
-		err = add_side(&f, c, &eo, 0, c->nfiles[0], 0);
+		err = add_side(&f, c, &eo, left_out, 0, c->nfiles[0], 0);
 	if (!err)
-		err = add_side(&f, c, &eo, c->nfiles[0], c->nfiles[1], 1);
+		err = add_side(&f, c, &eo, left_out, c->nfiles[0], c->nfiles[1], 1);
 	if (!err)
 		err = flame__write_svg(&f, stdout, &fo);
 	flame__free(&f);
@@ -875,14 +988,31 @@ static int print_diff_svg(const struct diff_cmd *c)
 
 /* --- the command ---------------------------------------------------------------------------- */
 
+/* A view whose every family is missing from some runs compares nothing: an error. */
+static int check_comparable(const struct diff_cmd *c, struct diff_family_runs *fam)
+{
+	enum diff_family first;
+	char text[256];
+
+	diff_families(c->runs, c->nfiles[0], c->nfiles[1], fam);
+	if (!diff_nothing_comparable(fam, c->nfiles[0], c->nfiles[1], c->o.view, &first))
+		return 0;
+	diff_family_text(text, sizeof(text), first, &fam[first], c->nfiles[0], c->nfiles[1]);
+	pr_err("nothing to compare: %s\n", text);
+	return -EINVAL;
+}
+
 static int compare(struct diff_cmd *c)
 {
+	struct diff_family_runs fam[DIFF_FAMILY__COUNT];
 	struct diff d;
 	struct fmt x = { c, &d };
 	int err;
 
+	if (check_comparable(c, fam))
+		return -EINVAL;
 	if (c->svg)
-		return print_diff_svg(c);
+		return print_diff_svg(c, fam);
 	err = diff__build(&d, c->runs, c->nfiles[0], c->nfiles[1], &c->o);
 	if (err)
 		return err;

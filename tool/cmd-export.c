@@ -44,13 +44,13 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: lockstat export [OPTIONS]\n"
 		"\n"
-		"  -i, --input FILE       profile to read (default lockstat.data)\n"
+		"  -i, --input FILE       profile to read (default lockstat.data; - standard input)\n"
 		"  -o, --output FILE      write to FILE, replaced atomically (default standard output)\n"
 		"  -f, --format FMT       folded (default), pprof, json, csv or svg (a flame graph)\n"
 		"  -w, --what WHAT        samples (default when the profile has any) or locks\n"
 		"      --value VALUE      locks: wait (default, total wait in ns) or count (contended waits)\n"
-		"      --pid PID          only this process or thread (locks: profiles recorded with -t)\n"
-		"      --comm GLOB        only tasks whose command matches (locks: profiles recorded with -t)\n"
+		"      --pid PID          only this process or thread (kernel locks: profiles recorded with -t)\n"
+		"      --comm GLOB        only tasks whose command matches (kernel locks: recorded with -t)\n"
 		"      --kernel           samples: only those whose leaf is in the kernel\n"
 		"      --user             samples: only those whose leaf is in user space\n"
 		"      --annotate-kernel  folded: add _[k] to kernel frames, as stackcollapse-perf.pl --kernel\n"
@@ -216,6 +216,20 @@ static void choose_what(struct export_cmd *c)
 		o->what = c->p->samples.count ? EXPORT_SAMPLES : EXPORT_LOCKS;
 }
 
+/* Kernel or user lock waits, as report's locks view counts them. */
+static bool has_lock_waits(const struct profile *p)
+{
+	const struct hits_filter all = { .pid = -1 };
+	struct lock_view v;
+	bool any;
+
+	if (export_lock_view(&v, p, &all))
+		return true;	/* the export itself says what failed */
+	any = v.nrows > 0;
+	lock_view__free(&v);
+	return any;
+}
+
 static int check_profile(struct export_cmd *c)
 {
 	const char *per_task = profile__meta(c->p, "per_task");
@@ -224,15 +238,16 @@ static int check_profile(struct export_cmd *c)
 	choose_what(c);
 	if (o->what == EXPORT_LOCKS && !c->value_set)
 		o->value = EXPORT_VALUE_WAIT;
+	/* User locks always carry their process. */
 	if (o->what == EXPORT_LOCKS && (o->filter.pid >= 0 || o->filter.comm) &&
-	    (!per_task || strcmp(per_task, "1"))) {
-		pr_err("--pid and --comm need a profile recorded with -t (per task) to filter locks\n");
+	    (!per_task || strcmp(per_task, "1")) && !profile__table(c->p, "ulocks")) {
+		pr_err("--pid and --comm need a profile recorded with -t (per task) or -e ulocks to filter locks\n");
 		return -EINVAL;
 	}
 	if (o->what == EXPORT_SAMPLES && !c->p->nsample_buckets)
 		pr_warn("%s has no samples (recorded without -e sample?)\n", c->input);
-	else if (o->what == EXPORT_LOCKS && !c->p->rows.count)
-		pr_warn("%s has no lock contention\n", c->input);
+	else if (o->what == EXPORT_LOCKS && !has_lock_waits(c->p))
+		pr_warn("%s has no lock waits, kernel or user\n", c->input);
 	return 0;
 }
 

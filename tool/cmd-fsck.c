@@ -16,7 +16,7 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: lockstat fsck [-q] [-v] [FILE]   (default lockstat.data)\n\n"
+	fprintf(f, "usage: lockstat fsck [-q] [-v] [FILE]   (default lockstat.data; - standard input)\n\n"
 		"  -q, --quiet    print nothing, only set the exit status\n"
 		"  -v, --verbose  say more\n"
 		"  -h, --help     this help\n");

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "cmds.h"
+#include "collector.h"
 #include "exitcode.h"
 #include "json.h"
 #include "kfeatures.h"
@@ -42,79 +43,37 @@ static const struct out_col family_cols[] = {
 	{ "reason", "why", COL_STR, 0, true },
 };
 
-static void family_row(struct out_table *t, const char *family, const char *mode, const char *why)
+/*
+ * Each family's own choice, the one record makes, from the features: its
+ * mode, or none and why; record says more when a program then fails.
+ */
+static void family_row(struct out_table *t, enum family fam, const struct features *f,
+		       enum attach_mode want)
 {
+	struct family_status st;
+	char why[600];
+	int err = family_choose_mode(fam, f, want, &st);
+
+	if (err)
+		snprintf(why, sizeof(why), "%s", st.why[0] ? st.why : strerror(-err));
+	else if (st.missing[0])
+		snprintf(why, sizeof(why), "%s; %s not measured: %s", family_what(fam), st.missing, st.why);
+	else
+		snprintf(why, sizeof(why), "%s%s%s", family_what(fam), st.why[0] ? "; " : "", st.why);
 	out_table__row_begin(t, 0);
-	out_table__str(t, family);
-	out_table__str(t, mode);
+	out_table__str(t, family_name(fam));
+	out_table__str(t, err ? "none" : st.mode);
 	out_table__str(t, why);
 	out_table__row_end(t);
-}
-
-/* The function probes of fd and hold: which mode --attach want leads to. */
-static const char *function_mode(const struct features *f, enum attach_mode want, bool kprobe_in_auto)
-{
-	bool fe = f->r[FEAT_FENTRY].ok && want != ATTACH_KPROBE;
-	bool kp = f->r[FEAT_KPROBE].ok && (want == ATTACH_KPROBE || (want != ATTACH_FENTRY && kprobe_in_auto));
-
-	return fe ? "fentry" : kp ? "kprobe" : NULL;
-}
-
-/*
- * The other families, as far as the features tell; record says more when
- * a program then fails to load.
- */
-static void print_other_families(struct out_table *t, const struct features *f, enum attach_mode want)
-{
-	const struct feature_result *mm = &f->r[FEAT_TP_MMAP_LOCK], *sc = &f->r[FEAT_TP_SYSCALLS];
-	const char *fget = function_mode(f, want, true), *hold = function_mode(f, want, false);
-	char why[400];
-
-	family_row(t, "mmap_lock", mm->ok && tp_btf_nargs("mmap_lock_start_locking") >= 0 ? "tp_btf" : "none",
-		   mm->ok ? (tp_btf_nargs("mmap_lock_start_locking") >= 0 ?
-			     "mmap_lock tracepoints: wait and hold of every acquisition" :
-			     "needs kernel BTF with the mmap_lock raw tracepoints") : mm->detail);
-	snprintf(why, sizeof(why), "fd syscalls from raw_syscalls; fget family: %s", fget ? fget :
-		 "not measured (needs fentry or kprobes)");
-	family_row(t, "fd", sc->ok ? (fget ? fget : "syscalls") : "none", sc->ok ? why : sc->detail);
-	family_row(t, "pagecache", f->r[FEAT_TP_FILEMAP].ok ? "tracepoints" : "none",
-		   f->r[FEAT_TP_FILEMAP].ok ? (f->r[FEAT_TP_READAHEAD].ok ? "filemap and readahead events" :
-					       "filemap events (no readahead tracepoints)") :
-		   f->r[FEAT_TP_FILEMAP].detail);
-	snprintf(why, sizeof(why), "%s", hold ? "lock and unlock functions (record --hold)" :
-		 f->r[FEAT_KPROBE].ok ? "needs fentry; kprobes only with --attach=kprobe" :
-		 "needs fentry (or kprobes with --attach=kprobe): neither here");
-	family_row(t, "hold", hold ? hold : "none", why);
-	family_row(t, "ulocks", sc->ok ? "tracepoints" : "none",
-		   sc->ok ? "futex syscalls: user lock waits (record -e ulocks)" : sc->detail);
-	family_row(t, "uprobes", f->r[FEAT_UPROBE].ok ? "uprobe" : "none",
-		   f->r[FEAT_UPROBE].ok ? "glibc's lock functions (record --uprobes; about 20 us a hit)" :
-		   f->r[FEAT_UPROBE].detail);
 }
 
 static void print_families(const struct features *f, enum attach_mode want, enum out_format fmt)
 {
 	struct out_table *t = out_table__new(stdout, fmt, family_cols, 3);
-	char why[256] = "";
-	bool btf;
-	bool ok = contention_choose_mode(f, want, &btf, why, sizeof(why));
+	int i;
 
-	if (!t)
-		return;
-	out_table__row_begin(t, 0);
-	out_table__str(t, "contention");
-	out_table__str(t, ok ? (btf ? "tp_btf" : "tracepoint") : "none");
-	out_table__str(t, ok ? (btf ? "lock:contention_begin/end through BTF" :
-				"lock:contention_begin/end (classic tracepoints)") : why);
-	out_table__row_end(t);
-	out_table__row_begin(t, 0);
-	out_table__str(t, "sample");
-	out_table__str(t, f->r[FEAT_PERF_EVENT].ok ? "perf_event" : "none");
-	out_table__str(t, f->r[FEAT_PERF_EVENT].ok ?
-		       "cycles where a PMU exists, else cpu-clock, one event per CPU" :
-		       f->r[FEAT_PERF_EVENT].detail);
-	out_table__row_end(t);
-	print_other_families(t, f, want);
+	for (i = 0; t && i < FAMILY_COUNT; i++)
+		family_row(t, 1 << i, f, want);
 	out_table__free(t);
 }
 

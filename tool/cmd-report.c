@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "cmds.h"
 #include "exitcode.h"
+#include "family_meta.h"
 #include "json.h"
 #include "locktype.h"
 #include "log.h"
@@ -28,7 +29,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: lockstat report [OPTIONS]\n"
 		"\n"
-		"  -i, --input FILE       profile to read (default lockstat.data)\n"
+		"  -i, --input FILE       profile to read (default lockstat.data; - standard input)\n"
 		"  -V, --view VIEW        locks (default), hits (the sampled functions),\n"
 		"                         tables (the counter tables as recorded), fd (per\n"
 		"                         process: fd table sharing, fd syscalls, fget, file_lock)\n"
@@ -90,18 +91,8 @@ static const struct option long_opts[] = {
 
 static int parse_type(const char *s)
 {
-	static const char *const known[] = {
-		"spinlock", "rwlock", "rwlock:R", "rwlock:W", "rwsem", "rwsem:R", "rwsem:W",
-		"mutex", "mutex:spin", "rtmutex", "rwlock-rt", "rwlock-rt:R", "rwlock-rt:W",
-		"pcpu-sem", "pcpu-sem:R", "pcpu-sem:W", "semaphore",
-		"u", "u:mutex", "u:mutex-pi", "u:rwlock", "u:rwlock:R", "u:rwlock:W", "u:spinlock",
-		"u:cond", "u:futex",
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-		if (!strcmp(s, known[i]))
-			return 0;
+	if (lock_type_known(s))
+		return 0;
 	pr_err("--type: unknown lock type '%s' (see lockstat-report(1))\n", s);
 	return -EINVAL;
 }
@@ -450,31 +441,57 @@ static void put_csv_row(struct out_table *t, const struct report *r, const char 
 	out_table__row_end(t);
 }
 
+/* What the profile says of a family, as one line. */
+static const char *family_line(const struct profile *p, const char *family, char *buf, size_t len)
+{
+	struct family_status st;
+
+	family_meta_read(p, family, &st);
+	return family_status_line(&st, buf, len);
+}
+
+/* The families after locks and sample, in the order recorded: how many. */
+static size_t other_families(const struct profile *p, char (*names)[32], size_t max)
+{
+	size_t i, n = family_meta_names(p, names, max), kept = 0;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(names[i], "locks") && strcmp(names[i], "sample"))
+			memmove(names[kept++], names[i], sizeof(names[0]));
+	return kept;
+}
+
 void print_header(const struct report *r)
 {
 	const struct profile *p = r->p;
-	char dur[32];
-	size_t i;
+	char dur[32], line[600], names[32][32];
+	struct family_status st;
+	size_t i, n;
 	bool any = false;
 
+	/* The file's strings (a workload's argv above all) never reach the terminal raw. */
 	fmt_ns(dur, sizeof(dur), profile__duration_ns(p));
-	printf("# lockstat report of %s\n", r->o.input);
-	printf("# kernel %s %s, %s CPUs, %s, target %s%s%s\n", meta_or(p, "kernel", "?"),
-	       meta_or(p, "arch", ""), meta_or(p, "cpus", "?"), dur, meta_or(p, "target", "?"),
-	       *meta_or(p, "command", "") ? ": " : "", meta_or(p, "command", ""));
-	printf("# probes: contention=%s sample=%s", meta_or(p, "probe.contention", "not attached"),
-	       meta_or(p, "probe.sample", "not recorded"));
-	for (i = 0; i < p->nmeta; i++)	/* the other families that were recorded */
-		if (!strncmp(p->meta[i].key, "probe.", 6) && strcmp(p->meta[i].key, "probe.contention") &&
-		    strcmp(p->meta[i].key, "probe.sample") && strcmp(p->meta[i].value, "not recorded"))
-			printf(" %s=%s", p->meta[i].key + 6, p->meta[i].value);
+	fprintf_printable(stdout, "# lockstat report of %s\n", r->o.input);
+	fprintf_printable(stdout, "# kernel %s %s, %s CPUs, %s, target %s%s%s\n", meta_or(p, "kernel", "?"),
+			  meta_or(p, "arch", ""), meta_or(p, "cpus", "?"), dur, meta_or(p, "target", "?"),
+			  *meta_or(p, "command", "") ? ": " : "", meta_or(p, "command", ""));
+	fprintf_printable(stdout, "# probes: contention=%s", family_line(p, "locks", line, sizeof(line)));
+	fprintf_printable(stdout, " sample=%s", family_line(p, "sample", line, sizeof(line)));
+	n = other_families(p, names, 32);
+	for (i = 0; i < n; i++) {	/* the other families that were recorded */
+		family_meta_read(p, names[i], &st);
+		if (st.state != FSTATE_NOT_WANTED)
+			fprintf_printable(stdout, " %s=%s", family_legacy_name(names[i]),
+					  family_status_line(&st, line, sizeof(line)));
+	}
 	printf("\n");
 	if (*meta_or(p, "metric.value", ""))	/* the workload's own figure (record --metric) */
-		printf("# metric: %s = %s\n", meta_or(p, "metric.name", "metric"), meta_or(p, "metric.value", ""));
+		fprintf_printable(stdout, "# metric: %s = %s\n", meta_or(p, "metric.name", "metric"),
+				  meta_or(p, "metric.value", ""));
 	printf("# lost:");
 	for (i = 0; i < p->nlost; i++) {
 		if (strcmp(p->lost[i].value, "0")) {
-			printf(" %s=%s", p->lost[i].key, p->lost[i].value);
+			fprintf_printable(stdout, " %s=%s", p->lost[i].key, p->lost[i].value);
 			any = true;
 		}
 	}
@@ -527,17 +544,22 @@ static void print_stacks(const struct report *r, const struct lock_entry *e)
 /* Why hold columns are missing, or what measured them. */
 static void print_hold_note(const struct report *r)
 {
-	const char *hold = meta_or(r->p, "probe.hold", "not recorded");
-	const char *up = meta_or(r->p, "probe.uprobes", "not recorded");
+	struct family_status hold, up;
+	char hl[600], ul[600], ml[600];
 
+	family_meta_read(r->p, "hold", &hold);
+	family_meta_read(r->p, "uprobes", &up);
+	family_status_line(&hold, hl, sizeof(hl));
+	family_status_line(&up, ul, sizeof(ul));
+	family_line(r->p, "mmap_lock", ml, sizeof(ml));
 	if (r->view.has_hold)
 		printf("# hold columns: mmap_lock from its tracepoints (%s); other locks: hold=%s%s%s%s\n#\n",
-		       meta_or(r->p, "probe.mmap_lock", "not recorded"), hold,
-		       strncmp(hold, "not", 3) ? "" : " (\"-\": not measured; record --hold)",
-		       strncmp(up, "not", 3) ? "; user locks: uprobes=" : "", strncmp(up, "not", 3) ? up : "");
+		       ml, hl, hold.state == FSTATE_ATTACHED ? "" : " (\"-\": not measured; record --hold)",
+		       up.state == FSTATE_ATTACHED ? "; user locks: uprobes=" : "",
+		       up.state == FSTATE_ATTACHED ? ul : "");
 	else
 		printf("# acquisitions, CON%%, hold times, UTIL%%: not measured (mmap_lock=%s, hold=%s)\n#\n",
-		       meta_or(r->p, "probe.mmap_lock", "not recorded"), hold);
+		       ml, hl);
 }
 
 /* Uprobes detached over their budget measured the start of the run only. */
@@ -626,10 +648,23 @@ static void json_stats(struct json_writer *jw, const struct report *r, const str
 	jw_double_field(jw, "wait_pct_cpu", pct_cpu(r, v));
 }
 
+/* Every family the profile names, as recorded, each as one line. */
+static void json_probes(struct json_writer *jw, const struct profile *p)
+{
+	char line[600], names[32][32];
+	size_t i, n = other_families(p, names, 32);
+
+	jw_start_object(jw);
+	jw_string_field(jw, "contention", family_line(p, "locks", line, sizeof(line)));
+	jw_string_field(jw, "sample", family_line(p, "sample", line, sizeof(line)));
+	for (i = 0; i < n; i++)
+		jw_string_field(jw, family_legacy_name(names[i]), family_line(p, names[i], line, sizeof(line)));
+	jw_end_object(jw);
+}
+
 void json_meta(struct json_writer *jw, const struct report *r)
 {
 	const struct profile *p = r->p;
-	size_t i;
 
 	jw_name(jw, "meta");
 	jw_start_object(jw);
@@ -656,14 +691,7 @@ void json_meta(struct json_writer *jw, const struct report *r)
 		jw_null(jw);
 	}
 	jw_name(jw, "probes");
-	jw_start_object(jw);
-	jw_string_field(jw, "contention", meta_or(p, "probe.contention", "not attached"));
-	jw_string_field(jw, "sample", meta_or(p, "probe.sample", "not recorded"));
-	for (i = 0; i < p->nmeta; i++)	/* every other family, as recorded */
-		if (!strncmp(p->meta[i].key, "probe.", 6) && strcmp(p->meta[i].key, "probe.contention") &&
-		    strcmp(p->meta[i].key, "probe.sample"))
-			jw_string_field(jw, p->meta[i].key + 6, p->meta[i].value);
-	jw_end_object(jw);
+	json_probes(jw, p);
 	jw_end_object(jw);
 }
 

@@ -37,7 +37,7 @@ static void usage(FILE *f)
 		"  -f, --format FMT       text (default) or json: one JSON object per refresh\n"
 		"                         (JSON Lines; implies --batch)\n"
 		"  -o, --output FILE      also save the session as a profile that report reads\n"
-		"      --replay FILE      play a recorded profile through the same view (no root)\n"
+		"      --replay FILE      play a recorded profile through the same view (no root; - stdin)\n"
 		"      --speed X          replay at X times the recorded pace (default 1; 0: at once)\n"
 		"  -k, --sort KEY         locks: wait (default), contended, avg, max, total_wait,\n"
 		"                         total_contended, total_avg, total_max, name;\n"

@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "family_meta.h"
 #include "log.h"
 #include "report.h"
 
 #define FD_TOP		3	/* syscalls named per process */
-#define NOT_MEASURED	"; fget not measured: "
 
 struct fd_top {
 	uint32_t name;		/* string id */
@@ -71,6 +71,7 @@ struct fd_view {
 	size_t n;
 	struct fd_thread_row *trows;	/* sorted by pid, tid */
 	size_t ntrows;
+	struct family_status probe;	/* the fd family's, as recorded */
 	char sys_mode[32];	/* how the syscalls were counted */
 	const char *fget;	/* how the fget family was measured */
 	const char *fget_why;	/* or why it was not: NULL when it was */
@@ -277,25 +278,32 @@ static int read_waits(struct fd_view *v, const struct profile *prof)
 	return 0;
 }
 
-/* META probe.fd: "tp_btf+fentry(fget,...)" or "tp_btf; fget not measured: why". */
+/*
+ * The fd family's mode is the syscalls' ("tp_btf"), then "+" and the fget
+ * family's where it was measured ("+fentry(fget,fget_raw)"); otherwise
+ * fget is the part it lacks, and why says why.
+ */
 static int read_probe(struct fd_view *v, const struct report *r)
 {
-	const char *mode = meta_or(r->p, "probe.fd", "not recorded"), *cut;
+	struct family_status *st = &v->probe, locks;
+	const char *plus;
+	char line[600];
 
-	if (!strncmp(mode, "not ", 4)) {
-		pr_err("%s has no fd data (probe.fd: %s): record with -e fd\n", r->o.input, mode);
+	family_meta_read(r->p, "fd", st);
+	if (st->state != FSTATE_ATTACHED) {
+		pr_err("%s has no fd data (probe.fd: %s): record with -e fd\n", r->o.input,
+		       family_status_line(st, line, sizeof(line)));
 		return -ENOENT;
 	}
-	cut = strstr(mode, NOT_MEASURED);
-	if (!cut)
-		cut = strchr(mode, '+');
+	plus = strchr(st->mode, '+');
 	snprintf(v->sys_mode, sizeof(v->sys_mode), "%.*s",
-		 cut ? (int)(cut - mode) : (int)strlen(mode), mode);
-	if (cut && *cut == '+')
-		v->fget = cut + 1;
+		 plus ? (int)(plus - st->mode) : (int)strlen(st->mode), st->mode);
+	if (plus)
+		v->fget = plus + 1;
 	else
-		v->fget_why = cut ? cut + strlen(NOT_MEASURED) : "no fget information in this profile";
-	v->locks = strncmp(meta_or(r->p, "probe.contention", "not recorded"), "not ", 4) != 0;
+		v->fget_why = !strcmp(st->missing, "fget") ? st->why : "no fget information in this profile";
+	family_meta_read(r->p, "locks", &locks);
+	v->locks = locks.state == FSTATE_ATTACHED;
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "buf.h"
+#include "family_meta.h"
 #include "log.h"
 #include "report.h"
 
@@ -246,6 +247,26 @@ static void pc_list_free(struct pc_list *l)
 	htab_free(&l->index);
 }
 
+/* The mode names the events attached: "tp_btf:add,delete,lookup,...". */
+static bool lookups_counted(const struct profile *p)
+{
+	struct family_status st;
+	const char *events;
+
+	family_meta_read(p, "pagecache", &st);
+	events = strchr(st.mode, ':');
+	return st.state == FSTATE_ATTACHED && events && strstr(events, "lookup");
+}
+
+/* The pagecache family's status, as one line. */
+static const char *probe_line(const struct profile *p, char *buf, size_t len)
+{
+	struct family_status st;
+
+	family_meta_read(p, "pagecache", &st);
+	return family_status_line(&st, buf, len);
+}
+
 static int build(struct pc_ctx *x, const struct ptable *files, const struct ptable *procs)
 {
 	int err = 0;
@@ -253,7 +274,7 @@ static int build(struct pc_ctx *x, const struct ptable *files, const struct ptab
 	htab_init(&x->files.index, 2 * sizeof(uint64_t), sizeof(size_t));
 	htab_init(&x->procs.index, 2 * sizeof(uint64_t), sizeof(size_t));
 	htab_init(&x->locks, sizeof(uint64_t), 2 * sizeof(uint64_t));
-	x->lookups_counted = strstr(meta_or(x->r->p, "probe.pagecache", ""), "lookup") != NULL;
+	x->lookups_counted = lookups_counted(x->r->p);
 	if (files)
 		err = build_files(x, files);
 	if (!err && procs)
@@ -436,9 +457,11 @@ static void print_lost(const struct report *r)
 
 static void print_pc_header(const struct pc_ctx *x)
 {
+	char line[600];
+
 	print_header(x->r);
-	printf("# pagecache probes: %s; counts in pages; evicted: by reclaim, removed: truncate, unlink, fadvise, drop_caches\n",
-	       meta_or(x->r->p, "probe.pagecache", "not recorded"));
+	fprintf_printable(stdout, "# pagecache probes: %s; counts in pages; evicted: by reclaim, removed: truncate, unlink, fadvise, drop_caches\n",
+			  probe_line(x->r->p, line, sizeof(line)));
 	if (x->lookups_counted)
 		printf("# hit%% = 1 - added/lookups, an estimate (lockstat-report(1)); \"-\": no read() lookups\n");
 	else
@@ -539,6 +562,7 @@ static void json_list(struct json_writer *jw, const struct pc_ctx *x, bool files
 static void print_json(const struct pc_ctx *x)
 {
 	struct json_writer *jw = jw_new(stdout, isatty(STDOUT_FILENO));
+	char line[600];
 
 	if (!jw)
 		return;
@@ -547,7 +571,7 @@ static void print_json(const struct pc_ctx *x)
 	json_lost(jw, x->r->p);
 	jw_name(jw, "pagecache");
 	jw_start_object(jw);
-	jw_string_field(jw, "probes", meta_or(x->r->p, "probe.pagecache", "not recorded"));
+	jw_string_field(jw, "probes", probe_line(x->r->p, line, sizeof(line)));
 	jw_bool_field(jw, "lookups_counted", x->lookups_counted);
 	json_lost_pc(jw, x->r->p);
 	jw_end_object(jw);
@@ -560,9 +584,10 @@ static void print_json(const struct pc_ctx *x)
 /* Tables are only written when they have rows: no table may still be a recording. */
 static bool was_recorded(const struct report *r)
 {
-	const char *mode = meta_or(r->p, "probe.pagecache", "not recorded");
+	struct family_status st;
 
-	return !strncmp(mode, "tp_btf", 6) || !strncmp(mode, "tracepoint", 10);
+	family_meta_read(r->p, "pagecache", &st);
+	return st.state == FSTATE_ATTACHED;
 }
 
 int print_pagecache(const struct report *r)
@@ -570,11 +595,12 @@ int print_pagecache(const struct report *r)
 	const struct ptable *files = profile__table(r->p, "pagecache.files");
 	const struct ptable *procs = profile__table(r->p, "pagecache.procs");
 	struct pc_ctx x = { .r = r };
+	char line[600];
 	int err;
 
 	if (!files && !procs && !was_recorded(r)) {
 		pr_err("%s has no page cache data (pagecache: %s); record with -e pagecache\n",
-		       r->o.input, meta_or(r->p, "probe.pagecache", "not recorded"));
+		       r->o.input, probe_line(r->p, line, sizeof(line)));
 		return -ENOENT;
 	}
 	err = build(&x, files, procs);

@@ -72,7 +72,8 @@ static void print_table(const struct report *r, const struct ptable *tb)
 					    type == COL_STR };
 	}
 	if (r->o.format == OUT_TEXT)
-		printf("# table %s: %zu rows, %" PRIu64 " buckets\n", tb->name, tb->rows.count, tb->nbuckets);
+		fprintf_printable(stdout, "# table %s: %zu rows, %" PRIu64 " buckets\n", tb->name, tb->rows.count,
+				  tb->nbuckets);
 	t = out_table__new(stdout, r->o.format, cols, n);
 	while (t && (row = htab_next(&tb->rows, &it, NULL))) {
 		out_table__row_begin(t, 0);
@@ -94,9 +95,10 @@ int print_tables(const struct report *r)
 		pr_err("%s has no table '%s' (--view tables lists them)\n", r->o.input, r->o.table);
 		return -1;
 	}
+	/* As the fd and pagecache views without their data: an error, never an empty output. */
 	if (!r->p->ntables) {
-		pr_warn("%s has no counter tables (recorded with -e locks,sample only?)\n", r->o.input);
-		return 0;
+		pr_err("%s has no counter tables (recorded with -e locks,sample only?)\n", r->o.input);
+		return -1;
 	}
 	if (!one && r->o.format != OUT_TEXT && r->p->ntables > 1) {
 		pr_err("--format %s shows one table at a time: add --table NAME\n",

@@ -37,14 +37,6 @@
 
 #define KILL_GRACE_NS	(3 * NSEC_PER_SEC)
 
-uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
-
 void session__init(struct session *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -407,27 +399,13 @@ static void join_argv(char **argv, char *out, size_t len)
 		used += snprintf(out + used, len - used, "%s%s", used ? " " : "", *argv);
 }
 
-/* "tp_btf", "not recorded", or "not attached: why", for META and messages. */
-static char *family_text(const struct session *s, enum family f, char *buf, size_t len)
-{
-	const struct family_status *st = collector__status(s->col, f);
-
-	if (st->attached)
-		snprintf(buf, len, "%s", st->mode);
-	else if (!st->wanted)
-		snprintf(buf, len, "not recorded");
-	else
-		snprintf(buf, len, "not attached: %s", st->why);
-	return buf;
-}
-
 static int write_meta(struct session *s)
 {
 	char cpus[16], bucket[32], command[1024], target[64], started[64], rate[24], freq[24];
-	char modes[FAMILY_COUNT][300], keys[FAMILY_COUNT][32];
+	struct family_meta fm[FAMILY_COUNT];
 	struct utsname u;
 	time_t t = time(NULL);
-	struct kv kv[16 + FAMILY_COUNT];
+	struct kv kv[16 + FAMILY_COUNT * FAMILY_META_KEYS];
 	size_t n = 0;
 	int i;
 
@@ -456,46 +434,27 @@ static int write_meta(struct session *s)
 	snprintf(freq, sizeof(freq), "%lu", s->o.sample_freq);
 	kv[n++] = (struct kv){ "sample_freq", freq };
 	for (i = 0; i < FAMILY_COUNT; i++) {
-		/* "probe.contention" predates the family names: kept for old readers. */
-		snprintf(keys[i], sizeof(keys[i]), "probe.%s",
-			 i == 0 ? "contention" : family_name(1 << i));
-		kv[n++] = (struct kv){ keys[i], family_text(s, 1 << i, modes[i], sizeof(modes[i])) };
+		family_meta_keys(family_name(1 << i), collector__status(s->col, 1 << i), &fm[i]);
+		memcpy(&kv[n], fm[i].kv, fm[i].n * sizeof(kv[0]));
+		n += fm[i].n;
 	}
 	return pwriter__meta(s->w, kv, n);
 }
 
-static const char *const lost_names[] = {
-	"missing_begin", "nested_dropped", "stale_begin", "pending_full",
-	"stack_collision", "stack_error", "map_full", "targets_full", "in_probe",
-};
-
-#define NLOST (sizeof(lost_names) / sizeof(lost_names[0]))
-_Static_assert(sizeof(struct cont_lost) == NLOST * sizeof(__u64), "one name per loss counter, in order");
-
-static const char *const sample_lost_names[] = {
-	"sample_kstack_error", "sample_ustack_error", "sample_stack_collision", "sample_map_full",
-};
-
-#define NSLOST (sizeof(sample_lost_names) / sizeof(sample_lost_names[0]))
-_Static_assert(sizeof(struct sample_lost) == NSLOST * sizeof(__u64), "one name per loss counter, in order");
+#define MAX_LOST	32	/* loss counters of the LOST chunk, of every family */
 
 static int write_lost(struct session *s)
 {
-	char vals[NLOST + NSLOST][24];
-	struct cont_lost lost;
-	struct sample_lost slost;
-	struct kv kv[NLOST + NSLOST];
-	__u64 *counters = (__u64 *)&lost, *scounters = (__u64 *)&slost;
-	size_t i;
+	struct lost_counter lc[MAX_LOST];
+	char vals[MAX_LOST][24];
+	struct kv kv[MAX_LOST];
+	size_t i, n = collector__lost(s->col, lc, MAX_LOST);
 
-	collector__lost(s->col, &lost);
-	collector__sample_lost(s->col, &slost);
-	for (i = 0; i < NLOST + NSLOST; i++) {
-		snprintf(vals[i], sizeof(vals[i]), "%llu",
-			 (unsigned long long)(i < NLOST ? counters[i] : scounters[i - NLOST]));
-		kv[i] = (struct kv){ (char *)(i < NLOST ? lost_names[i] : sample_lost_names[i - NLOST]), vals[i] };
+	for (i = 0; i < n; i++) {
+		snprintf(vals[i], sizeof(vals[i]), "%" PRIu64, lc[i].value);
+		kv[i] = (struct kv){ (char *)lc[i].name, vals[i] };
 	}
-	return pwriter__lost(s->w, kv, NLOST + NSLOST);
+	return pwriter__lost(s->w, kv, n);
 }
 
 /* Read a process's mappings once, and write them to the profile. */
@@ -556,11 +515,11 @@ static void write_rows(struct session *s, const struct snapshot *snap, uint64_t 
 		s->contended += snap->cont[i].val.count;
 	for (i = 0; i < snap->nsamples; i++)
 		s->samples += snap->samples[i].count;
-	if (collector__status(s->col, FAMILY_LOCKS)->attached)
+	if (collector__status(s->col, FAMILY_LOCKS)->state == FSTATE_ATTACHED)
 		note_write_error(s, pwriter__bucket(s->w, t0, t1, snap->cont, snap->ncont));
 	if (!s->write_err)
 		note_write_error(s, capture_mappings(s, snap->samples, snap->nsamples));
-	if (!s->write_err && collector__status(s->col, FAMILY_SAMPLE)->attached)
+	if (!s->write_err && collector__status(s->col, FAMILY_SAMPLE)->state == FSTATE_ATTACHED)
 		note_write_error(s, pwriter__samples(s->w, t0, t1, snap->samples, snap->nsamples));
 	for (i = 0; i < snap->ntables && !s->write_err; i++)
 		note_write_error(s, pwriter__table(s->w, t0, t1, &snap->tables[i]));
@@ -757,7 +716,7 @@ static int attach_probes(struct session *s)
 		.probe_stats = s->o.probe_stats ||
 			       (s->o.families & (FAMILY_FD | FAMILY_PAGECACHE | FAMILY_HOLD)),
 	};
-	char why[600] = "", mode[300];
+	char why[600] = "", line[600];
 	int err, i;
 
 	features_probe(&s->feat);
@@ -772,10 +731,10 @@ static int attach_probes(struct session *s)
 	for (i = 0; i < FAMILY_COUNT; i++) {
 		const struct family_status *st = collector__status(s->col, 1 << i);
 
-		if (st->wanted && !st->attached)
-			pr_warn("%s: %s\n", family_name(1 << i), family_text(s, 1 << i, mode, sizeof(mode)));
-		else if (st->attached)
-			pr_info("%s: %s\n", family_name(1 << i), st->mode);
+		if (st->state == FSTATE_NOT_ATTACHED)
+			pr_warn("%s: %s\n", family_name(1 << i), family_status_line(st, line, sizeof(line)));
+		else if (st->state == FSTATE_ATTACHED)
+			pr_info("%s: %s\n", family_name(1 << i), family_status_line(st, line, sizeof(line)));
 	}
 	if (s->wl.pid)
 		err = collector__add_target(s->col, s->wl.pid);

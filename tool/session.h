@@ -8,13 +8,14 @@
  * signalfd), the collector, the profile writer and the loop that drains
  * the kernel's aggregates into it once per bucket. record writes the
  * profile to a file; top writes it to a file or a memfd and reads it back
- * after every bucket (DESIGN.md section 1).
+ * after every bucket: one data path for recording and watching.
  */
 #include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "clock.h"
 #include "collector.h"
 #include "kfeatures.h"
 #include "metric.h"
@@ -118,8 +119,6 @@ struct session {
 	bool stop;
 	int write_err;
 };
-
-uint64_t now_ns(void);
 
 /* record's defaults: 1 s buckets, locks and samples, 99 Hz. */
 void session__init(struct session *s);

@@ -50,9 +50,9 @@ static void text_header(const struct top_snap *s, double interval)
 
 	fmt_ns(up, sizeof(up), s->elapsed_ns);
 	fmt_ns(iv, sizeof(iv), s->iv_ns);
-	printf("lockstat top%s: %s from the start, interval %s (every %g s), %u CPUs, %s%s%s\n",
-	       s->final ? " (final)" : "", up, iv, interval, s->cpus, s->target, s->command[0] ? ": " : "",
-	       s->command);
+	fprintf_printable(stdout, "lockstat top%s: %s from the start, interval %s (every %g s), %u CPUs, %s%s%s\n",
+			  s->final ? " (final)" : "", up, iv, interval, s->cpus, s->target,
+			  s->command[0] ? ": " : "", s->command);
 	printf("events %.0f/s, lost %llu (%llu in all), probe cost ", s->events_per_s,
 	       (unsigned long long)s->lost_iv, (unsigned long long)s->lost_cum);
 	if (isnan(s->probe_pct))
@@ -156,7 +156,7 @@ static void text_table(const struct top *t, const struct top_snap *s, const stru
 		cols[n++] = (struct out_col){ tt->val_names[v], tt->val_names[v], type, 12, false };
 	}
 	cols[n - 1].width = 0;
-	printf("\ntable %s: %zu rows\n", tt->name, tt->total_rows);
+	fprintf_printable(stdout, "\ntable %s: %zu rows\n", tt->name, tt->total_rows);
 	ot = out_table__new(stdout, OUT_TEXT, cols, n);
 	for (r = 0; ot && r < shown(t, tt->nrows); r++) {
 		out_table__row_begin(ot, 0);

@@ -96,19 +96,36 @@ static uint64_t step_ns(const struct replay *r)
 	return step < r->bucket_ns ? r->bucket_ns : step;
 }
 
+/*
+ * A stretch of the recording without buckets (a recorder that stopped,
+ * a file written by hand) is skipped, not shown as empty intervals one
+ * by one, or for ever before a bucket at 10^18 ns: virtual time jumps,
+ * on the same grid, to the interval that holds the next bucket.
+ */
+static void skip_gap(struct replay *r, uint64_t step)
+{
+	uint64_t t0, t1;
+
+	if (!step || r->next >= r->ntimed || !chunk_span(&r->timed[r->next], &t0, &t1) ||
+	    t0 < r->vt || t0 - r->vt < step)
+		return;
+	r->vt += (t0 - r->vt) / step * step;
+}
+
 /* One interval of virtual time: the buckets that start in it, and what follows them. */
 static int advance(struct replay *r)
 {
 	struct top_model *m = &r->t->model;
-	uint64_t t0, t1;
+	uint64_t t0, t1, step = step_ns(r);
 	int err;
 
 	top_model__next_interval(m);
-	r->vt += step_ns(r);
+	skip_gap(r, step);
+	r->vt = r->vt > UINT64_MAX - step ? UINT64_MAX : r->vt + step;
 	while (r->next < r->ntimed) {
 		const struct store_chunk *ch = &r->timed[r->next];
 
-		if (chunk_span(ch, &t0, &t1) && t0 >= r->vt)
+		if (chunk_span(ch, &t0, &t1) && t0 >= r->vt && r->vt != UINT64_MAX)
 			break;
 		err = top_model__feed(m, ch);
 		if (err) {

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "family_meta.h"
 #include "htab.h"
 #include "locktype.h"
 #include "view_hits.h"
@@ -439,13 +440,14 @@ static int build_funcs(struct top_snap *s, const struct top_model *m, const stru
 {
 	char comm[160];
 	struct hits_filter f = { .pid = -1, .comm = as_glob(q->comm, comm, sizeof(comm)) };
+	struct family_status sample;
 	struct hits_view cv, iv;
 	struct htab index;
 	size_t i;
 	int err;
 
-	/* "cycles@99Hz" when recorded; "not recorded", "not attached: ..." otherwise. */
-	s->has_samples = strncmp(profile__meta(m->cum, "probe.sample") ?: "not", "not", 3) != 0;
+	family_meta_read(m->cum, "sample", &sample);
+	s->has_samples = sample.state == FSTATE_ATTACHED;
 	err = hits_view__build(&cv, m->cum, &f, false);
 	if (err)
 		return err;

@@ -261,13 +261,14 @@ static const char *state_text(const struct top *t, char *buf, size_t len)
 
 static void draw_title(const struct top *t, const struct top_snap *s)
 {
-	char up[32], state[32], line[1024];
+	char up[32], state[32], line[1024], shown[1024];
 
 	fmt_secs(up, sizeof(up), s->elapsed_ns);
 	snprintf(line, sizeof(line), " lockstat top  %s  up %s  %u CPUs  every %g s  %s%s%s",
 		 state_text(t, state, sizeof(state)), up, s->cpus, t->o.interval, s->target[0] ? s->target : "no data yet",
 		 s->command[0] ? ": " : "", s->command);
-	put_line(0, title_attr() | A_BOLD, line);
+	/* The workload's argv, escaped: a newline or an escape sequence would break the screen. */
+	put_line(0, title_attr() | A_BOLD, fmt_printable(shown, sizeof(shown), line));
 }
 
 /* "1.23 % of a CPU", or "-" when not measured (replay, no kernel.bpf_stats). */

@@ -3,7 +3,7 @@
 #define __LOCKSTAT_TOP_H
 
 /*
- * lockstat top: a report over a sliding window (DESIGN.md section 1).
+ * lockstat top: a report over a sliding window of the profile being written.
  *
  *   top-model.c  the profile read back chunk by chunk into two models:
  *                the current interval, and everything since the start

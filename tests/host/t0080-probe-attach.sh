@@ -7,7 +7,7 @@ require_root; require_btf; require_tracepoint; require_cmd jq
 "$LOCKSTAT" probe >probe.txt
 check "probe lists every feature" sh -c "grep -q '^btf ' probe.txt && grep -q '^fentry ' probe.txt && grep -q '^kprobe ' probe.txt && grep -q '^perf_event ' probe.txt && grep -q '^uprobe ' probe.txt"
 check "each 'no' carries a reason" sh -c "! grep -E '^[a-z_:]+ +no *$' probe.txt"
-check "probe names the contention family's mode" grep -Eq '^contention +(tp_btf|tracepoint) ' probe.txt
+check "probe names the locks family's mode" grep -Eq '^locks +(tp_btf|tracepoint) ' probe.txt
 # What probe says against the kernel's own files, read here, not by lockstat.
 yes_no() { if "$@"; then echo yes; else echo no; fi; }
 said() { awk -v f="$1" '$1 == f { print $2 }' probe.txt; }
@@ -35,7 +35,7 @@ check "probe's yes and no are the kernel's (btf, tracepoints, kprobe, uprobe, pe
 families_ok() {
 	local f
 	for f in sample mmap_lock fd pagecache hold ulocks uprobes; do
-		grep -Eq "^$f +[a-z_]+ +[^ ]" probe.txt || { echo "no line for $f" >&2; return 1; }
+		grep -Eq "^$f +[a-z_]+[^ ]* +[^ ]" probe.txt || { echo "no line for $f" >&2; return 1; }
 	done
 }
 check "probe has a line, a mode and a reason for every family" families_ok
@@ -65,6 +65,31 @@ check "--attach=tp_btf uses tp_btf" jqe '.meta.probes.contention == "tp_btf"' <(
 "$LOCKSTAT" record -q --attach=fentry -e locks -o fe.data -- true 2>err
 rc=$?
 check "--attach=fentry leaves lock waits on their tracepoints ($rc)" sh -c "test $rc = 0 && $LOCKSTAT report -i fe.data -f json | jq -e '.meta.probes.contention | test(\"tp_btf|tracepoint\")' >/dev/null"
+# probe_line MODE FAMILY: the status probe --attach MODE announces, as
+# record's META line says it ("not attached: why" for none; fd's fget part).
+probe_line() {
+	"$LOCKSTAT" probe --attach "$1" 2>/dev/null | awk -v f="$2" '
+		$1 == f {
+			mode = $2; why = $0; sub(/^[^ ]+ +[^ ]+ +/, "", why)
+			i = index(why, "; fget not measured: ")
+			print mode == "none" ? "not attached: " why : mode (i ? substr(why, i) : "")
+		}'
+}
+# What record does is what probe said, family by family, under each
+# tracepoint mode: fd's fget part included (probe said fentry or kprobe
+# for it whatever --attach was).
+for mode in auto tp tp_btf tracepoint; do
+	"$LOCKSTAT" record -q --attach=$mode -e locks,mmap_lock,fd,pagecache -o m.data -- true 2>m.err
+	"$LOCKSTAT" report -i m.data -f json >m.json 2>>m.err
+	for f in locks mmap_lock fd pagecache; do
+		key=$f
+		[ $f = locks ] && key=contention
+		want=$(probe_line $mode $f)
+		got=$(jq -r ".meta.probes.$key" m.json 2>/dev/null)
+		check "--attach=$mode: $f records as probe said (probe: '$want'; record: '$got')" \
+			test -n "$want" -a "$want" = "$got"
+	done
+done
 "$LOCKSTAT" record --attach=warp -- true 2>err
 check "--attach with an unknown mode: exit 2" test $? = 2
 done_testing

@@ -3,8 +3,8 @@
  * lockstat diff's model: names normalized as two kernel builds differ,
  * rows matched by name across kernels whose code and locks sit at other
  * addresses, per-second values of runs of different length, new and gone
- * rows, the tests chosen by the number of runs, and the workload's figure
- * read from META.
+ * rows, the tests chosen by the number of runs, the workload's figure
+ * read from META, and families recorded on one side only left out.
  */
 #include <errno.h>
 #include <math.h>
@@ -19,7 +19,7 @@
 #include <cmocka.h>
 #include "diff.h"
 #include "profile.h"
-#include "fixtures.h"
+#include "fixtures_ulocks.h"
 
 /* --- names ---------------------------------------------------------------------- */
 
@@ -152,7 +152,18 @@ struct run_spec {
 	uint64_t anon_addr;
 	uint64_t samples;		/* in alloc_fd */
 	const char *metric;		/* META metric.value, or NULL */
+	uint64_t user_waits;		/* storm_lock, a user lock (the ulocks table) */
+	const char *ulocks;		/* META probe.ulocks, or NULL */
 };
+
+static int write_user_waits(struct pwriter *w, const struct run_spec *s)
+{
+	uint64_t row[11] = { STORM_LOCK, TGID, ULK_MUTEX, tptr(&fxu_waiter), tptr("storm_lock"),
+			     tptr("mutexstorm"), s->user_waits, s->user_waits * 1000, 1000, 1000, 0 };
+	struct trows r = { .schema = &fxu_wait_schema, .n = 1, .v = row };
+
+	return pwriter__table(w, 0, s->dur_ns, &r);
+}
 
 static int write_rows(struct pwriter *w, const struct run_spec *s)
 {
@@ -174,6 +185,8 @@ static int write_rows(struct pwriter *w, const struct run_spec *s)
 	strcpy(sr.comm, "fdstorm");
 	if (!err && s->samples)
 		err = pwriter__samples(w, 0, s->dur_ns, &sr, 1);
+	if (!err && s->user_waits)
+		err = write_user_waits(w, s);
 	return err;
 }
 
@@ -182,6 +195,7 @@ static int write_run(int fd, const struct run_spec *s)
 	struct kv meta[] = {
 		{ (char *)"kernel", (char *)s->k->release },
 		{ (char *)"cpus", (char *)"2" },
+		{ (char *)"probe.ulocks", (char *)s->ulocks },
 		{ (char *)"metric.name", (char *)"ops/s" },
 		{ (char *)"metric.value", (char *)s->metric },
 	};
@@ -200,7 +214,9 @@ static int write_run(int fd, const struct run_spec *s)
 		ksyms_free(&ks);
 		return err;
 	}
-	err = pwriter__meta(w, meta, s->metric ? 4 : 2);
+	if (!s->ulocks)	/* no key: an older lockstat's profile */
+		meta[2] = meta[0];
+	err = pwriter__meta(w, meta, s->metric ? 5 : 3);
 	if (!err)
 		err = write_rows(w, s);
 	if (!err)
@@ -532,6 +548,82 @@ static void test_family(void **state)
 	finish(&b, true);
 }
 
+/* --- families ------------------------------------------------------------------------ */
+
+static bool any_user_row(const struct diff *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->nrows; i++)
+		if (!strncmp(d->rows[i].detail, "u:", 2))
+			return true;
+	return false;
+}
+
+/*
+ * User locks recorded on the patched side only are not comparable: no
+ * row of theirs (not "new, p < 0.001"), the total the kernel locks' alone.
+ * Recorded on both sides they compare as any lock.
+ */
+static void test_family_one_side(void **state)
+{
+	struct run_spec specs[] = {
+		{ &host, 1000000000, 1000, 1000000, 0, 0, 0, NULL, 0, "not recorded" },
+		{ &host, 1000000000, 1000, 1000000, 0, 0, 0, NULL, 500, "tracepoint (futex)" },
+	};
+	struct diff_opts o = lock_opts();
+	struct bench b;
+
+	(void)state;
+	assert_int_equal(compare(&b, specs, 1, 1, &o), 0);
+	assert_int_equal(b.d.fam[DIFF_FAMILY_ULOCKS].nb, 0);
+	assert_int_equal(b.d.fam[DIFF_FAMILY_ULOCKS].np, 1);
+	assert_false(diff_family_comparable(&b.d.fam[DIFF_FAMILY_ULOCKS], 1, 1));
+	assert_true(diff_family_comparable(&b.d.fam[DIFF_FAMILY_LOCKS], 1, 1));
+	assert_false(any_user_row(&b.d));
+	assert_int_equal(b.d.nrows, 2);	/* files_struct.file_lock and its caller */
+	near(b.d.total.patched.mean, 1000000, 1e-12);
+	assert_int_equal(b.d.total.status, DIFF_CHANGED);
+	assert_false(b.d.total.significant);
+	finish(&b, true);
+
+	specs[0].user_waits = 400;	/* both record them: a row like any other */
+	specs[0].ulocks = "tracepoint (futex)";
+	assert_int_equal(compare(&b, specs, 1, 1, &o), 0);
+	assert_true(diff_family_comparable(&b.d.fam[DIFF_FAMILY_ULOCKS], 1, 1));
+	assert_int_equal(row(&b.d, "storm_lock", 0)->status, DIFF_CHANGED);
+	near(b.d.total.patched.mean, 1000000 + 500000, 1e-12);
+	finish(&b, true);
+}
+
+/* Without META keys (an older lockstat), what a profile holds says what it recorded. */
+static void test_family_from_data(void **state)
+{
+	const struct run_spec specs[] = {
+		{ &host, 1000000000, 1000, 1000000, 0, 0, 50, NULL },
+		{ &host, 1000000000, 1000, 1000000, 0, 0, 0, NULL, 30 },
+	};
+	struct diff_opts o = lock_opts();
+	enum diff_family first;
+	char text[256];
+	struct bench b;
+
+	(void)state;
+	assert_int_equal(compare(&b, specs, 1, 1, &o), 0);
+	assert_false(any_user_row(&b.d));
+	assert_true(diff_recorded(b.runs[1].p, DIFF_FAMILY_ULOCKS));
+	assert_false(diff_recorded(b.runs[0].p, DIFF_FAMILY_ULOCKS));
+	/* Samples on the base side only: the hits view has nothing to compare. */
+	assert_true(diff_recorded(b.runs[0].p, DIFF_FAMILY_SAMPLE));
+	assert_false(diff_recorded(b.runs[1].p, DIFF_FAMILY_SAMPLE));
+	assert_true(diff_nothing_comparable(b.d.fam, 1, 1, DIFF_VIEW_HITS, &first));
+	assert_int_equal(first, DIFF_FAMILY_SAMPLE);
+	diff_family_text(text, sizeof(text), first, &b.d.fam[first], 1, 1);
+	assert_string_equal(text, "CPU samples (-e sample): recorded by 1 of 1 base run and 0 of 1 patched run");
+	assert_false(diff_nothing_comparable(b.d.fam, 1, 1, DIFF_VIEW_LOCKS, &first));
+	finish(&b, true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -545,6 +637,8 @@ int main(void)
 		cmocka_unit_test(test_metric),
 		cmocka_unit_test(test_no_metric_and_errors),
 		cmocka_unit_test(test_family),
+		cmocka_unit_test(test_family_one_side),
+		cmocka_unit_test(test_family_from_data),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,7 +2,7 @@
 /*
  * lockstat export's text formats: folded stacks (the counts add up to the
  * totals, frames root first, one stable order), JSON and CSV, for samples
- * and for lock waits.
+ * and for lock waits, kernel and user.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -20,6 +20,7 @@
 #include "fixtures.h"
 
 #include "fixtures_samples.h"
+#include "fixtures_ulocks.h"
 
 /* --- helpers ------------------------------------------------------------------ */
 
@@ -287,6 +288,57 @@ static void test_json_locks(void **state)
 	profile__free(p);
 }
 
+/*
+ * User locks are lock waits too: every format carries them, under the
+ * names and with the totals of report's locks view, their frames the
+ * user stack root first; the condition variable (no lock) stays out.
+ */
+static void test_user_locks(void **state)
+{
+	struct profile *p = fxu_profile();
+	struct export_opts o = opts(EXPORT_FOLDED, EXPORT_LOCKS);
+	struct lock_filter all = { .pid = -1 };
+	struct lock_view v;
+	char *text, heap[96];
+	size_t n;
+
+	(void)state;
+	assert_non_null(p);
+	text = run(p, &o);
+	snprintf(heap, sizeof(heap), "0x%llx@storm_op;run_worker;storm_op;__lll_lock_wait 30\n",
+		 (unsigned long long)HEAP_LOCK);
+	assert_non_null(strstr(text, heap));
+	assert_non_null(strstr(text, "storm_lock;run_worker;storm_op;pthread_mutex_lock;__lll_lock_wait 1000\n"));
+	assert_null(strstr(text, "storm_cond"));
+	assert_int_equal(folded_sum(text, &n), FXU_LOCK_WAIT_NS);
+	assert_int_equal(n, 2);
+	assert_int_equal(lock_view__build(&v, p, &all), 0);
+	assert_int_equal(v.total.total_ns, FXU_LOCK_WAIT_NS);
+	lock_view__free(&v);
+	free(text);
+
+	o = opts(EXPORT_JSON, EXPORT_LOCKS);
+	o.value = EXPORT_VALUE_COUNT;
+	text = run(p, &o);
+	assert_non_null(strstr(text, "\"total\":13,"));
+	assert_non_null(strstr(text, "{\"value\":10,\"comm\":\"mutexstorm\",\"pid\":42,\"lock\":\"storm_lock\","
+				     "\"type\":\"u:mutex\",\"contended\":10,\"wait_total_ns\":1000,\"frames\":["
+				     "{\"function\":\"run_worker\",\"module\":\"" PROG_PATH "\",\"kernel\":false}"));
+	free(text);
+
+	o = opts(EXPORT_CSV, EXPORT_LOCKS);
+	o.filter.comm = "mutex*";
+	text = run(p, &o);
+	assert_non_null(strstr(text, "\n1000,mutexstorm,42,storm_lock,u:mutex,"
+				     "run_worker;storm_op;pthread_mutex_lock;__lll_lock_wait\n"));
+	free(text);
+	o.filter.pid = TGID + 1;	/* another process: nothing */
+	text = run(p, &o);
+	assert_string_equal(text, "wait_total_ns,comm,pid,lock,type,frames\n");
+	free(text);
+	profile__free(p);
+}
+
 static void test_format_parse(void **state)
 {
 	enum export_format f;
@@ -319,6 +371,7 @@ int main(void)
 		cmocka_unit_test(test_folded_locks_match_view),
 		cmocka_unit_test(test_csv_locks),
 		cmocka_unit_test(test_json_locks),
+		cmocka_unit_test(test_user_locks),
 		cmocka_unit_test(test_format_parse),
 	};
 

@@ -19,7 +19,7 @@
 #include <cmocka.h>
 #include "flame.h"
 #include "view_locks.h"
-#include "fixtures.h"
+#include "fixtures_ulocks.h"
 
 /* --- a small XML well-formedness check ------------------------------------------ */
 
@@ -318,6 +318,32 @@ static void test_export_locks(void **state)
 	unlink(path);
 }
 
+/* User locks are in the flame graph of lock waits: the root is their total wait too. */
+static void test_export_user_locks(void **state)
+{
+	struct export_opts eo = { .format = EXPORT_SVG, .what = EXPORT_LOCKS, .value = EXPORT_VALUE_WAIT,
+				  .filter = { .pid = -1 } };
+	struct profile *p = fxu_profile();
+	struct frame fr[64];
+	char *doc = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	(void)state;
+	assert_non_null(p);
+	m = open_memstream(&doc, &len);
+	assert_int_equal(flame__export_svg(m, p, &eo, "user.data"), 0);
+	fclose(m);
+	assert_true(well_formed(doc));
+	assert_true(frames_of(doc, fr, 64) > 4);
+	assert_true(fr[0].v == (double)FXU_LOCK_WAIT_NS);
+	assert_non_null(strstr(doc, "data-n=\"storm_lock\""));
+	assert_non_null(strstr(doc, "data-n=\"storm_op\""));
+	assert_null(strstr(doc, "storm_cond"));
+	profile__free(p);
+	free(doc);
+}
+
 static void test_well_formed_checker(void **state)
 {
 	(void)state;
@@ -335,6 +361,7 @@ int main(void)
 		cmocka_unit_test(test_min_width),
 		cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_export_locks),
+		cmocka_unit_test(test_export_user_locks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -329,6 +329,48 @@ static void test_free_null(void **state)
 	out_table__free(NULL);
 }
 
+static void check_printable(const char *in, const char *want)
+{
+	char buf[256];
+
+	fmt_printable(buf, sizeof(buf), in);
+	if (strcmp(buf, want))
+		fail_msg("fmt_printable(\"%s\") = \"%s\", want \"%s\"", in, buf, want);
+	assert_int_equal(printable_len(in), strlen(want));
+}
+
+/* A workload's name cannot drive the terminal: control characters and non-UTF-8 as \xHH. */
+static void test_printable(void **state)
+{
+	char buf[8], *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	check_printable("fdstorm -t 2", "fdstorm -t 2");
+	check_printable("a\033[2Jb", "a\\x1b[2Jb");
+	check_printable("\033]0;title\007", "\\x1b]0;title\\x07");
+	check_printable("one\ntwo\r\t", "one\\x0atwo\\x0d\\x09");
+	check_printable("del\177", "del\\x7f");
+	check_printable("caf\xc3\xa9 \xe2\x86\x92 \xf0\x9f\x94\x92", "caf\xc3\xa9 \xe2\x86\x92 \xf0\x9f\x94\x92");
+	check_printable("csi\xc2\x9b" "31m", "csi\\xc2\\x9b31m");	/* U+009B, the C1 CSI */
+	check_printable("bad\xff\xc3", "bad\\xff\\xc3");
+	check_printable("cut\xe2\x86", "cut\\xe2\\x86");
+	check_printable("", "");
+	/* Cut at a whole escape or character, never half of one. */
+	assert_string_equal(fmt_printable(buf, 6, "a\033b"), "a\\x1b");
+	assert_string_equal(fmt_printable(buf, 5, "a\033b"), "a");
+	assert_string_equal(fmt_printable(buf, 4, "ab\xc3\xa9"), "ab");
+	assert_string_equal(fmt_printable(buf, 1, "abc"), "");
+	/* printf: the text's own newlines at its end stay, the arguments' do not. */
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	fprintf_printable(f, "# command: %s\n\n", "x\ny\033");
+	fclose(f);
+	assert_string_equal(text, "# command: x\\x0ay\\x1b\n\n");
+	free(text);
+}
+
 #define TEST(f)	cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -348,6 +390,7 @@ int main(void)
 		cmocka_unit_test(test_fmt_ns),
 		cmocka_unit_test(test_format_parse),
 		cmocka_unit_test(test_free_null),
+		cmocka_unit_test(test_printable),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,6 +23,7 @@
 #include "fixtures.h"
 
 #include "fixtures_samples.h"
+#include "fixtures_ulocks.h"
 
 /* --- gunzip and a decoder of profile.proto --------------------------------- */
 
@@ -598,6 +599,46 @@ static void test_locks_per_task(void **state)
 	profile__free(p);
 }
 
+/*
+ * User locks are samples as kernel locks are, with the locks view's
+ * totals: their locations are the user stack's PCs, named from the
+ * recorded symbols, leaf first.
+ */
+static void test_user_locks(void **state)
+{
+	struct profile *p = fxu_profile();
+	struct export_opts o = opts(EXPORT_LOCKS);
+	const struct t_sample *storm = NULL;
+	struct t_profile *t;
+	uint64_t count = 0, ns = 0;
+	int i;
+
+	(void)state;
+	assert_non_null(p);
+	t = decode(p, &o);
+	check_consistent(t);
+	assert_int_equal(t->nsamples, 2);	/* storm_lock and the heap lock, not the condition variable */
+	for (i = 0; i < t->nsamples; i++) {
+		count += t->samples[i].vals[0];
+		ns += t->samples[i].vals[1];
+		if (!strcmp(str(t, label(t, &t->samples[i], "lock")->str), "storm_lock"))
+			storm = &t->samples[i];
+	}
+	assert_int_equal(count, FXU_LOCK_WAITS);
+	assert_int_equal(ns, FXU_LOCK_WAIT_NS);
+	assert_non_null(storm);
+	assert_string_equal(str(t, label(t, storm, "lock type")->str), "u:mutex");
+	assert_string_equal(str(t, label(t, storm, "comm")->str), "mutexstorm");
+	assert_int_equal(label(t, storm, "pid")->num, TGID);
+	assert_int_equal(storm->nlocs, 4);
+	assert_int_equal(loc(t, storm->locs[0])->addr, PC_LLL_WAIT);
+	assert_string_equal(line_fn(t, loc(t, storm->locs[0]), 0), "__lll_lock_wait");
+	assert_string_equal(line_fn(t, loc(t, storm->locs[2]), 0), "storm_op");
+	assert_string_equal(line_fn(t, loc(t, storm->locs[3]), 0), "run_worker");
+	t_free(t);
+	profile__free(p);
+}
+
 /* An empty export is still a valid profile: its types and an empty string first. */
 static void test_empty(void **state)
 {
@@ -624,6 +665,7 @@ int main(void)
 		cmocka_unit_test(test_sample_filter),
 		cmocka_unit_test(test_locks),
 		cmocka_unit_test(test_locks_per_task),
+		cmocka_unit_test(test_user_locks),
 		cmocka_unit_test(test_empty),
 	};
 

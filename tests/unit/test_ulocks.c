@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <setjmp.h>
 #include <cmocka.h>
-#include "fixtures.h"
+#include "fixtures_ulocks.h"
 #include "locktype.h"
 #include "syms.h"
 #include "ulock_names.h"
@@ -54,6 +54,31 @@ static void test_type_names(void **state)
 	assert_true(lock_type_is_user(LOCK_F_USER | ULK_SPIN));
 	assert_false(lock_type_is_user(UINT32_MAX));
 	assert_string_equal(lock_type_name(UINT32_MAX), "unknown");
+}
+
+/* The --type values lockstat-report(1) documents, and some it does not. */
+static void test_type_filters(void **state)
+{
+	static const char *const known[] = {
+		"spinlock", "rwlock", "rwlock:R", "rwlock:W", "rwsem", "rwsem:R", "rwsem:W",
+		"mutex", "mutex:spin", "rtmutex", "rwlock-rt", "rwlock-rt:R", "rwlock-rt:W",
+		"pcpu-sem", "pcpu-sem:R", "pcpu-sem:W", "semaphore",
+		"u", "u:mutex", "u:mutex-pi", "u:rwlock", "u:rwlock:R", "u:rwlock:W", "u:spinlock",
+		"u:cond", "u:futex",
+	};
+	static const char *const unknown[] = {
+		"", "spin", "rwlock:X", "mutex:", "rwsem:R:W", "u:", "u:unknown", "unknown",
+		"u:mutex:spin", "Spinlock",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (!lock_type_known(known[i]))
+			fail_msg("'%s' should be a known --type", known[i]);
+	for (i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++)
+		if (lock_type_known(unknown[i]))
+			fail_msg("'%s' should not be a known --type", unknown[i]);
 }
 
 /* --- naming ----------------------------------------------------------------- */
@@ -115,108 +140,10 @@ static void test_names_of_self(void **state)
 
 /* --- the locks view ----------------------------------------------------------- */
 
-#define TGID		42
-#define LIBC		"/usr/lib/x86_64-linux-gnu/libc.so.6"
-#define PROG_PATH	"/usr/bin/mutexstorm"
-#define PC_LLL_WAIT	0x7f0000001010ULL	/* libc: the futex syscall */
-#define PC_MUTEX_LOCK	0x7f0000002020ULL	/* libc: return into pthread_mutex_lock */
-#define PC_STORM_OP	0x55d000001040ULL	/* the program: return into storm_op */
-#define PC_RUN		0x55d000001140ULL	/* the program: return into run_worker */
-#define STORM_LOCK	0x55d000004000ULL
-#define STORM_COND	0x55d000004040ULL
-#define HEAP_LOCK	0x55d001000040ULL
-
-static int fake_resolve(void *ctx, uint32_t tgid, uint64_t addr, struct usym_info *out)
-{
-	(void)ctx;
-	memset(out, 0, sizeof(*out));
-	if (tgid != TGID) {
-		out->why = USYM_NO_MAPPING;
-		return 0;
-	}
-	out->nframes = 1;
-	out->module = addr >= 0x7f0000000000ULL ? LIBC : PROG_PATH;
-	if (addr >= 0x7f0000001000ULL && addr < 0x7f0000002000ULL)
-		out->frames[0] = (struct uframe){ "__lll_lock_wait", NULL, 0 };
-	else if (addr >= 0x7f0000002000ULL && addr < 0x7f0000003000ULL)
-		out->frames[0] = (struct uframe){ "pthread_mutex_lock", NULL, 0 };
-	else if (addr >= 0x55d000001000ULL && addr < 0x55d000001100ULL)
-		out->frames[0] = (struct uframe){ "storm_op", "mutexstorm.c", 12 };
-	else if (addr >= 0x55d000001100ULL && addr < 0x55d000001200ULL)
-		out->frames[0] = (struct uframe){ "run_worker", "mutexstorm.c", 30 };
-	else
-		out->nframes = 0;
-	return 0;
-}
-
-static const struct tcol wait_cols[] = {
-	{ "lock", TCOL_KEY }, { "pid", TCOL_KEY }, { "kind", TCOL_KEY },
-	{ "stack", TCOL_KEY_USTACK }, { "name", TCOL_KEY_STR }, { "comm", TCOL_KEY_STR },
-	{ "contended", TCOL_SUM }, { "wait_ns", TCOL_SUM },
-	{ "wait_min_ns", TCOL_MIN }, { "wait_max_ns", TCOL_MAX }, { "hist_0", TCOL_SUM },
-};
-
-static const struct tcol hold_cols[] = {
-	{ "lock", TCOL_KEY }, { "pid", TCOL_KEY }, { "kind", TCOL_KEY },
-	{ "stack", TCOL_KEY_USTACK }, { "name", TCOL_KEY_STR }, { "comm", TCOL_KEY_STR },
-	{ "acquired", TCOL_SUM }, { "held", TCOL_SUM }, { "hold_ns", TCOL_SUM }, { "hold_max_ns", TCOL_MAX },
-};
-
-static const struct tschema wait_schema = { "ulocks", 11, wait_cols };
-static const struct tschema hold_schema = { "ulocks.holds", 10, hold_cols };
-
-static const struct tustack waiter = { TGID, 4, { PC_LLL_WAIT, PC_MUTEX_LOCK, PC_STORM_OP, PC_RUN } };
-static const struct tustack heap_waiter = { TGID, 3, { PC_LLL_WAIT, PC_STORM_OP, PC_RUN } };
-static const struct tustack locker = { TGID, 3, { PC_MUTEX_LOCK, PC_STORM_OP, PC_RUN } };
-
-static void put(struct pwriter *w, const struct tschema *s, uint64_t *v, size_t n)
-{
-	struct trows r = { .schema = s, .n = n, .v = v };
-
-	assert_int_equal(pwriter__table(w, 0, 1000000000, &r), 0);
-}
-
-static void write_user_profile(int fd)
-{
-	uint64_t waits[3][11] = {
-		{ STORM_LOCK, TGID, ULK_MUTEX, tptr(&waiter), tptr("storm_lock"), tptr("mutexstorm"),
-		  10, 1000, 50, 300, 0 },
-		{ HEAP_LOCK, TGID, ULK_MUTEX, tptr(&heap_waiter), tptr(""), tptr("mutexstorm"),
-		  3, 30, 5, 20, 0 },
-		{ STORM_COND, TGID, ULK_COND, tptr(&waiter), tptr("storm_cond"), tptr("mutexstorm"),
-		  100, 99999, 1, 9000, 0 },
-	};
-	uint64_t holds[1][10] = {
-		{ STORM_LOCK, TGID, ULK_MUTEX, tptr(&locker), tptr("storm_lock"), tptr("mutexstorm"),
-		  50, 50, 5000, 400 },
-	};
-	struct pwriter_opts o = { .fd = fd, .resolve_user = fake_resolve, .created_ns = 1 };
-	struct pwriter *w = NULL;
-
-	assert_int_equal(pwriter__new(&w, &o), 0);
-	put(w, &wait_schema, &waits[0][0], 3);
-	put(w, &hold_schema, &holds[0][0], 1);
-	assert_int_equal(pwriter__usyms(w), 0);
-	assert_int_equal(pwriter__end(w, 1000000000, 0, END_F_CLEAN), 0);
-	pwriter__free(w);
-}
-
 static int setup_profile(void **state)
 {
-	struct profile *p = NULL;
-	char path[64], msg[256] = "";
-	int fd = fx_tmpfile(path), err;
-
-	if (fd < 0)
-		return -1;
-	write_user_profile(fd);
-	close(fd);
-	err = profile__read(path, &p, msg, sizeof(msg));
-	unlink(path);
-	if (err)
-		fprintf(stderr, "user profile: %s\n", msg);
-	*state = p;
-	return err ? -1 : 0;
+	*state = fxu_profile();
+	return *state ? 0 : -1;
 }
 
 static int teardown_profile(void **state)
@@ -305,6 +232,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_type_names),
+		cmocka_unit_test(test_type_filters),
 		cmocka_unit_test(test_map_find),
 		cmocka_unit_test(test_names_of_self),
 		cmocka_unit_test_setup_teardown(test_view_locks, setup_profile, teardown_profile),

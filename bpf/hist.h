@@ -1,13 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-#ifndef __LOCKSTAT_HIST_BPF_H
-#define __LOCKSTAT_HIST_BPF_H
+#ifndef __LOCKSTAT_HIST_H
+#define __LOCKSTAT_HIST_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
 
 /*
- * The log2 histogram slot of a duration in ns, for every family that
- * keeps one: slot i holds [2^i, 2^(i+1)), the last one everything longer.
+ * The log2 histogram slot of a duration in ns, for the BPF families that
+ * keep one and for the collector, which closes the waits still open at
+ * the end: slot i holds [2^i, 2^(i+1)), the last one everything longer.
  * Branch-free, so the verifier sees one path.
  */
-static __always_inline __u32 log2_slot(__u64 v, __u32 nslots)
+static inline __attribute__((always_inline)) __u32 log2_slot(__u64 v, __u32 nslots)
 {
 	__u32 r = 0, shift;
 

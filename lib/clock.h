@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef __LOCKSTAT_CLOCK_H
+#define __LOCKSTAT_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+/*
+ * CLOCK_MONOTONIC in ns: the clock of bpf_ktime_get_ns(), so user-space
+ * times and the probes' timestamps compare.
+ */
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+#endif

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The one drainer of the families' BPF rows into counter tables
+ * (lib/tsource.h): read each key, fold its per-CPU values, keep the
+ * totals of the last drain, hand over what changed.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/libbpf.h>
+#include "buf.h"
+#include "tsource.h"
+
+/* The kernel lays per-CPU values out 8-byte aligned. */
+static size_t value_step(const struct tsource *s)
+{
+	return s->percpu ? (s->val_size + 7) & ~(size_t)7 : s->val_size;
+}
+
+static void find_stack(struct tsource *s)
+{
+	uint32_t i;
+
+	s->stack_col = -1;
+	for (i = 0; i < s->nkeys; i++) {
+		uint8_t kind = s->schema->cols[i].kind;
+
+		if (kind == TCOL_KEY_KSTACK || kind == TCOL_KEY_USTACK) {
+			s->stack_col = i;
+			s->stack_size = kind == TCOL_KEY_KSTACK ? sizeof(struct tstack) : sizeof(struct tustack);
+			return;
+		}
+	}
+}
+
+int tsource_init(struct tsource *s, int ncpus)
+{
+	uint32_t i;
+
+	if (s->nkeys > s->schema->ncols)
+		return -EINVAL;
+	s->nvals = s->schema->ncols - s->nkeys;
+	if (!s->values && s->val_size != s->nvals * sizeof(uint64_t))
+		return -EINVAL;
+	s->ncpus = s->percpu ? ncpus : 1;
+	find_stack(s);
+	htab_init(&s->last, s->key_size, s->nvals * sizeof(uint64_t));
+	s->rows.rows.schema = s->schema;
+	s->kinds = calloc(s->nvals + 1, 1);
+	s->cur = calloc(3 * (size_t)s->nvals + 1, sizeof(uint64_t));	/* cur, delta, one CPU's */
+	s->delta = s->cur + s->nvals;
+	s->buf = calloc(s->ncpus, value_step(s) + 1);
+	s->key = calloc(1, s->key_size);
+	s->next = calloc(1, s->key_size);
+	if (!s->kinds || !s->cur || !s->buf || !s->key || !s->next)
+		return -ENOMEM;
+	for (i = 0; i < s->nvals; i++)
+		s->kinds[i] = s->schema->cols[s->nkeys + i].kind;
+	return 0;
+}
+
+/* Back to what the family filled in: tsource_init() may follow. */
+void tsource_free(struct tsource *s)
+{
+	htab_free(&s->last);
+	trows_buf_free(&s->rows);
+	free(s->stacks);
+	free(s->kinds);
+	free(s->cur);
+	free(s->buf);
+	free(s->key);
+	free(s->next);
+	s->stacks = s->buf = s->key = s->next = NULL;
+	s->kinds = NULL;
+	s->cur = s->delta = NULL;
+	s->stacks_cap = 0;
+}
+
+void tsource_merge(uint64_t *acc, uint64_t v, uint8_t kind)
+{
+	if (kind == TCOL_MAX)
+		*acc = v > *acc ? v : *acc;
+	else if (kind == TCOL_MIN)
+		*acc = v && (!*acc || v < *acc) ? v : *acc;
+	else
+		*acc += v;
+}
+
+int tsource_read(struct tsource *s, const void *key, uint64_t *out)
+{
+	uint64_t *one = s->delta + s->nvals;
+	size_t step = value_step(s);
+	uint32_t i;
+	int cpu;
+
+	if (bpf_map__lookup_elem(s->map, key, s->key_size, s->buf, step * s->ncpus, 0))
+		return -errno;
+	memset(out, 0, s->nvals * sizeof(*out));
+	for (cpu = 0; cpu < s->ncpus; cpu++) {
+		const char *v = (const char *)s->buf + cpu * step;
+
+		if (s->values)
+			s->values(v, one);
+		else
+			memcpy(one, v, s->nvals * sizeof(*one));
+		for (i = 0; i < s->nvals; i++)
+			tsource_merge(&out[i], one[i], s->kinds[i]);
+	}
+	return 0;
+}
+
+static int add_row(struct tsource *s, const void *key, const uint64_t *delta)
+{
+	uint64_t *row = trows_add(&s->rows);
+	void *stack = NULL;
+	int err;
+
+	if (!row)
+		return -ENOMEM;
+	if (s->stack_col >= 0) {
+		if (grow_array(&s->stacks, &s->stacks_cap, s->rows.rows.n, s->stack_size))
+			return -ENOMEM;
+		stack = (char *)s->stacks + (s->rows.rows.n - 1) * s->stack_size;
+		memset(stack, 0, s->stack_size);
+	}
+	if (s->keys && (err = s->keys(s->ctx, key, row, stack)))
+		return err;
+	memcpy(&row[s->nkeys], delta, s->nvals * sizeof(*delta));
+	return 0;
+}
+
+/* A row when its values changed since the last drain. */
+static int put(struct tsource *s, const void *key, const uint64_t *cur)
+{
+	bool changed;
+	int err = tdelta(&s->last, key, cur, s->delta, s->kinds, s->nvals, &changed);
+
+	return err || !changed ? err : add_row(s, key, s->delta);
+}
+
+static int drain_key(struct tsource *s, const void *key, struct htab *extra)
+{
+	uint64_t *more;
+	uint32_t i;
+	int err = tsource_read(s, key, s->cur);
+
+	if (err == -ENOENT)
+		return 0;	/* deleted under us: harmless */
+	if (err)
+		return err;
+	more = extra ? htab_find(extra, key) : NULL;
+	if (more && more[0]) {
+		for (i = 0; i < s->nvals; i++)
+			tsource_merge(&s->cur[i], more[1 + i], s->kinds[i]);
+		more[0] = 0;	/* used */
+	}
+	return put(s, key, s->cur);
+}
+
+/* What extra holds for keys the map has no row for. */
+static int drain_extra(struct tsource *s, struct htab *extra)
+{
+	const void *key;
+	uint64_t *more;
+	size_t it = 0;
+	int err = 0;
+
+	while (!err && (more = htab_next(extra, &it, &key)))
+		if (more[0])
+			err = put(s, key, more + 1);
+	return err;
+}
+
+/* Rows hold their stack's address once the array stops moving. */
+static void set_stacks(struct tsource *s)
+{
+	size_t i;
+
+	for (i = 0; s->stack_col >= 0 && i < s->rows.rows.n; i++)
+		s->rows.rows.v[i * s->schema->ncols + s->stack_col] =
+			tptr((char *)s->stacks + i * s->stack_size);
+}
+
+int tsource_drain(struct tsource *s, struct htab *extra)
+{
+	void *prev = NULL, *tmp;
+	int err = 0;
+
+	s->rows.rows.n = 0;
+	while (!err && !bpf_map__get_next_key(s->map, prev, s->next, s->key_size)) {
+		tmp = s->key;
+		s->key = s->next;
+		s->next = tmp;
+		prev = s->key;
+		err = drain_key(s, s->key, extra);
+	}
+	if (!err && extra)
+		err = drain_extra(s, extra);
+	set_stacks(s);
+	return err;
+}
+
+int tsource_total(struct tsource *s, const uint64_t *totals)
+{
+	uint32_t zero = 0;
+
+	if (s->key_size != sizeof(zero))
+		return -EINVAL;
+	s->rows.rows.n = 0;
+	return put(s, &zero, totals);
+}
