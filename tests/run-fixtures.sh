@@ -3,35 +3,21 @@
 # No-root tier: the ASan/UBSan build of the tool reads the recorded
 # fixtures in tests/data (report in every format, fsck, cut files).
 # A sanitizer report fails the check it happens in, whatever the exit
-# status says and wherever the output went: "$ls" is a function that runs
-# the sanitized binary with exit codes of their own (ASan 99, UBSan 98,
-# which no lockstat exit uses) and logs any report for check() to see.
+# status says and wherever the output went: "$ls" is lockstat-san.sh,
+# which runs the sanitized binary with exit codes of their own (ASan 99,
+# UBSan 98, which no lockstat exit uses) and logs any report for check().
 set -o pipefail
 dir=$(cd "$(dirname "$0")" && pwd)
-ls_bin=${ASAN_LOCKSTAT:-$dir/../build/asan/lockstat}
+export SAN_BIN=${ASAN_LOCKSTAT:-$dir/../build/asan/lockstat}
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=98
 pass=0 fail=0 skip=0
 tmp=$(mktemp -d /tmp/lockstat-fix.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-san_log=$tmp/sanitizer.log
+export SAN_LOG=$tmp/sanitizer.log
+san_log=$SAN_LOG
+ls=$dir/lockstat-san.sh
 
-[ -x "$ls_bin" ] || { echo "not ok - fixtures: $ls_bin is not built (make unit-tests)"; echo "fixtures: 0 passed, 1 failed, 0 skipped"; exit 1; }
-
-# The sanitized lockstat: its stderr passes through, a sanitizer report
-# (by exit code or by its text) is also appended to $san_log.
-lockstat_san() {
-	local err=$tmp/err.$BASHPID rc text
-	"$ls_bin" "$@" 2>"$err"
-	rc=$?
-	IFS= read -r -d "" text <"$err"
-	# Builtins only: the cut checks run this thousands of times.
-	if [ $rc = 98 ] || [ $rc = 99 ] || [[ $text =~ ERROR:\ [A-Za-z]*Sanitizer|runtime\ error: ]]; then
-		printf 'sanitizer report (exit %s) from: lockstat %s\n%s\n' "$rc" "$*" "$text" >>"$san_log"
-	fi
-	[ -z "$text" ] || printf '%s\n' "$text" >&2
-	return $rc
-}
-ls=lockstat_san
+[ -x "$SAN_BIN" ] || { echo "not ok - fixtures: $SAN_BIN is not built (make unit-tests)"; echo "fixtures: 0 passed, 1 failed, 0 skipped"; exit 1; }
 
 check() {
 	local what=$1
@@ -111,7 +97,7 @@ top_replay_ok() {
 }
 top_view_ok() {
 	local sock=$tmp/tmux.sock k i
-	tmux -S "$sock" new-session -d -x 120 -y 30 "$ls_bin top --replay $dir/data/fdstorm.data --speed 0.5 2>$tmp/view.err; echo EXIT=\$? >$tmp/view.rc; sleep 5"
+	tmux -S "$sock" new-session -d -x 120 -y 30 "$ls top --replay $dir/data/fdstorm.data --speed 0.5 2>$tmp/view.err; echo EXIT=\$? >$tmp/view.rc; sleep 5"
 	for k in '>' 2 3 h Escape 1 Enter Escape r + q; do
 		sleep 0.4
 		tmux -S "$sock" send-keys "$k"
@@ -191,8 +177,6 @@ else
 	echo "SKIP: fixtures: XMLLINT: export -f svg is well-formed XML: xmllint is not installed (Debian: libxml2-utils)"
 	skip=$((skip + 1))
 fi
-echo "fixtures: $pass passed, $fail failed, $skip skipped"
-[ "$fail" = 0 ]
 
 # --- readers: streams, exports, views (appended; the summary below counts every check above) ---
 rd=$dir/data
@@ -369,11 +353,13 @@ if command -v python3 >/dev/null 2>&1; then
 	if command -v tmux >/dev/null 2>&1; then
 		check "top's full-screen title shows a workload's control characters escaped" title_escaped_ok
 	else
-		echo "SKIP: top's full-screen title: tmux is not installed"
+		echo "SKIP: fixtures: TMUX: top's full-screen title: tmux is not installed"
+		skip=$((skip + 1))
 	fi
 	check "report: every view x format of an empty profile, one without locks, without samples, without tables: output or an error, never nothing" views_matrix_ok
 else
-	echo "SKIP: crafted profiles: python3 is not installed"
+	echo "SKIP: fixtures: PYTHON3: crafted profiles: python3 is not installed"
+	skip=$((skip + 1))
 fi
 
 
@@ -393,5 +379,5 @@ fsck_docs_ok() {
 }
 check "fsck: its page and lockstat-data(5) document its default file, exit codes and every chunk type it prints" fsck_docs_ok
 
-echo "fixtures: $pass passed, $fail failed"
+echo "fixtures: $pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]
