@@ -95,6 +95,7 @@ struct ulocks {
 	int ncpus;
 	struct tsource src[SRC__COUNT];
 	struct ulock_names names;
+	struct maps_cache own_maps;	/* when the collector was given none */
 	struct tsource lost;
 	struct trows_buf cost;
 	/* uprobes */
@@ -307,9 +308,10 @@ static int drain_cost(struct collector *c, struct ulocks *u)
 /* The C library a process maps (ours for pid <= 0), for the uprobes. */
 static void find_libc(pid_t pid, char *path, size_t len)
 {
-	char maps[64], line[512];
-	struct ulock_map m;
+	char maps[64], line[4096 + 128];
+	struct proc_map m;
 	const char *base;
+	bool found = false;
 	FILE *f;
 
 	snprintf(path, len, "libc.so.6");	/* libbpf searches the usual places */
@@ -320,14 +322,14 @@ static void find_libc(pid_t pid, char *path, size_t len)
 	f = fopen(maps, "re");
 	if (!f)
 		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (ulock_map_parse(line, &m) || m.path[0] != '/')
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (procmaps_parse_line(line, &m))
 			continue;
-		base = strrchr(m.path, '/') + 1;
-		if (!strncmp(base, "libc.so", 7) || !strncmp(base, "libc-", 5)) {
+		base = strrchr(m.path, '/');
+		found = base && (!strncmp(base + 1, "libc.so", 7) || !strncmp(base + 1, "libc-", 5));
+		if (found)
 			snprintf(path, len, "%s", m.path);
-			break;
-		}
+		free(m.path);
 	}
 	fclose(f);
 }
@@ -554,7 +556,8 @@ static struct ulocks *ulocks_new(struct collector *c)
 	u->budget = c->o.event_budget ? c->o.event_budget : DEFAULT_BUDGET;
 	u->force = c->o.force;
 	u->cost.rows.schema = &cost_schema;
-	if (ulock_names__init(&u->names))
+	maps_cache__init(&u->own_maps, 0);
+	if (ulock_names__init(&u->names, c->o.maps ? c->o.maps : &u->own_maps))
 		return u;	/* the caller sees skel == NULL */
 	u->skel = ulocks_bpf__open();
 	if (u->skel && init_sources(u, c->ncpus)) {
@@ -642,6 +645,7 @@ static void ulocks_free(void *priv)
 		tsource_free(&u->src[i]);
 	tsource_free(&u->lost);
 	ulock_names__free(&u->names);
+	maps_cache__free(&u->own_maps);
 	trows_buf_free(&u->cost);
 	free(u);
 }

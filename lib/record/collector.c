@@ -8,9 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/epoll.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "record/collector_int.h"
+#include "record/maptrack.h"
 #include "base/log.h"
 #include "targets.h"
 #include "targets.skel.h"
@@ -159,6 +161,46 @@ static int targets_open(struct collector *c, const struct features *f)
 	return 0;
 }
 
+int collector_watch_fd(struct collector *c, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	if (c->epoll_fd < 0 && (c->epoll_fd = epoll_create1(EPOLL_CLOEXEC)) < 0)
+		return -errno;
+	return epoll_ctl(c->epoll_fd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
+}
+
+/*
+ * The mapping tracker, whatever families are on: every family's user
+ * stacks are resolved through the mappings it reports.
+ */
+static void open_maptrack(struct collector *c)
+{
+	int err = maptrack__open(&c->maptrack, c->o.maps);
+
+	if (!err)
+		err = collector_watch_fd(c, maptrack__fd(c->maptrack));
+	if (err)
+		snprintf(c->maptrack_why, sizeof(c->maptrack_why), "%s", strerror(-err));
+}
+
+const char *collector__maptrack_why(const struct collector *c)
+{
+	return c->maptrack_why;
+}
+
+int collector__event_fd(const struct collector *c)
+{
+	return c->epoll_fd;
+}
+
+int collector__consume(struct collector *c)
+{
+	int err = c->maptrack ? maptrack__consume(c->maptrack) : 0;
+
+	return err ? err : sample_consume_events(c);
+}
+
 /* A family that fails is named with its reason; the others go on. */
 static void open_family(struct collector *c, int i, const struct features *f)
 {
@@ -207,6 +249,7 @@ int collector__open(struct collector **cp, const struct collector_opts *o,
 		return -ENOMEM;
 	c->o = *o;
 	c->stats_fd = -1;
+	c->epoll_fd = -1;
 	c->ncpus = libbpf_num_possible_cpus();
 	if (c->ncpus <= 0) {
 		snprintf(why, len, "cannot count possible CPUs");
@@ -220,6 +263,8 @@ int collector__open(struct collector **cp, const struct collector_opts *o,
 	}
 	if (o->probe_stats)
 		c->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (o->maps)
+		open_maptrack(c);
 	for (i = 0; i < FAMILY_COUNT; i++)
 		if (o->families & (1U << i))
 			open_family(c, i, f);
@@ -245,6 +290,9 @@ void collector__free(struct collector *c)
 		if (c->priv[i])
 			families[i]->free(c->priv[i]);
 	free(c->tables);
+	maptrack__free(c->maptrack);
+	if (c->epoll_fd >= 0)
+		close(c->epoll_fd);
 	if (c->stats_fd >= 0)
 		close(c->stats_fd);
 	targets_bpf__destroy(c->targets);
@@ -269,9 +317,10 @@ int collector__add_target(struct collector *c, pid_t tgid)
 	return 0;
 }
 
+/* The mappings made up to now first: the families name and resolve with them. */
 static int drain_families(struct collector *c, struct snapshot *s, bool final)
 {
-	int i, err = 0;
+	int i, err = c->maptrack ? maptrack__consume(c->maptrack) : 0;
 
 	memset(s, 0, sizeof(*s));
 	c->ntables = 0;
@@ -379,5 +428,7 @@ size_t collector__lost(const struct collector *c, struct lost_counter *out, size
 		for (j = 0; j < ops->nlost; j++)
 			out[n++] = (struct lost_counter){ ops->lost_names[j], vals[j] };
 	}
+	if (c->maptrack && n < max)
+		out[n++] = (struct lost_counter){ "maps_lost", maptrack__lost(c->maptrack) };
 	return n;
 }

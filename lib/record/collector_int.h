@@ -10,6 +10,7 @@
 
 struct bpf_map;
 struct bpf_object;
+struct maptrack;
 struct targets_bpf;
 
 /*
@@ -60,6 +61,9 @@ struct collector {
 	size_t tables_cap;
 	int stats_fd;		/* BPF_ENABLE_STATS, or -1 */
 	struct targets_bpf *targets;
+	struct maptrack *maptrack;	/* NULL: not asked for, or refused (maptrack_why) */
+	char maptrack_why[128];
+	int epoll_fd;		/* the tracker's and the sampler's ring buffers, or -1 */
 };
 
 struct family_status *status_of(struct collector *c, enum family f);
@@ -82,6 +86,10 @@ int collector_drain_source(struct collector *c, struct tsource *src, struct htab
 int reuse_target_maps(struct collector *c, struct bpf_map *targets, struct bpf_map *gen);
 /* Children of the workload that could not be followed. */
 uint64_t collector__targets_full(const struct collector *c);
+/* The sampler's new-process announcements waiting in its ring buffer (collect_sample.c). */
+int sample_consume_events(struct collector *c);
+/* Poll fd (an epoll fd of a ring buffer) with the collector's event fd; 0 or -errno. */
+int collector_watch_fd(struct collector *c, int fd);
 /* Copy one stack out of a BPF stack map: the number of frames or -errno. */
 int fetch_stack_map(struct bpf_map *m, int32_t id, uint64_t *frames, int max, int depth);
 
