@@ -186,13 +186,12 @@ static __always_inline struct scratch *scratch_buf(void)
 	return bpf_map_lookup_elem(&scratch, &zero);
 }
 
+/* Keyed by the PIDs of lockstat's namespace: its /proc and its mapping tracker's. */
 static __always_inline bool wanted(__u32 *tgid, __u32 *tid)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 
-	*tgid = id >> 32;
-	*tid = (__u32)id;
-	return *tid && *tgid != self_tgid && is_target(*tgid);
+	return (__u32)id && is_target(id >> 32) && ids_in_ns(id, tgid, tid) && *tgid != self_tgid;
 }
 
 /* The row of key in a per-CPU table, created zeroed the first time. */

@@ -584,6 +584,8 @@ static int ulocks_open(struct collector *c, const struct features *f, struct fam
 	if (!u->skel)
 		return -ENOMEM;
 	u->skel->rodata->filter_targets = c->o.filter_targets;
+	u->skel->rodata->pidns_dev = c->pidns_dev;
+	u->skel->rodata->pidns_ino = c->pidns_ino;
 	u->skel->rodata->self_tgid = getpid();
 	choose_futex2(u->skel);
 	want_uprobes = want_uprobes && uprobes_allowed(c, f, up);

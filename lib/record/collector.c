@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/epoll.h>
+#include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "record/collector_int.h"
@@ -140,17 +141,50 @@ int reuse_target_maps(struct collector *c, struct bpf_map *targets, struct bpf_m
 	return err;
 }
 
-/* The owner of the target maps, and the fork follower. */
+/*
+ * lockstat's PID namespace when it is not the initial one (a container):
+ * the PIDs it knows, and /proc's, are that namespace's, not BPF's.
+ */
+#define PROC_PID_INIT_INO	0xEFFFFFFCu
+
+static void find_pidns(struct collector *c)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/pid", &st) || st.st_ino == PROC_PID_INIT_INO)
+		return;
+	c->pidns_dev = st.st_dev;
+	c->pidns_ino = st.st_ino;
+}
+
+/*
+ * The programs that follow the workload: fork with BTF or classic; the
+ * exit, which reads the task's signal_struct through CO-RE, where the
+ * kernel has BTF (without, targets are never forgotten).
+ */
+static void choose_target_progs(struct targets_bpf *s, const struct features *f, enum attach_mode mode)
+{
+	bool btf = f->r[FEAT_BTF].ok, tp_btf = btf && mode != ATTACH_TP_CLASSIC;
+
+	bpf_program__set_autoload(tp_btf ? s->progs.fork_tp : s->progs.fork_btf, false);
+	bpf_program__set_autoload(s->progs.exit_btf, tp_btf);
+	bpf_program__set_autoload(s->progs.exit_tp, btf && !tp_btf);
+}
+
+/* The owner of the target maps, and the fork and exit follower. */
 static int targets_open(struct collector *c, const struct features *f)
 {
+	struct targets_gen gen = { .pidns_dev = c->pidns_dev, .pidns_ino = c->pidns_ino };
 	struct targets_bpf *s = targets_bpf__open();
-	bool btf = f->r[FEAT_BTF].ok && c->o.mode != ATTACH_TP_CLASSIC;
+	__u32 zero = 0;
 	int err;
 
 	if (!s)
 		return -errno;
-	bpf_program__set_autoload(btf ? s->progs.fork_tp : s->progs.fork_btf, false);
+	choose_target_progs(s, f, c->o.mode);
 	err = targets_bpf__load(s);
+	if (!err)
+		err = bpf_map__update_elem(s->maps.targets_gen, &zero, sizeof(zero), &gen, sizeof(gen), BPF_ANY);
 	if (!err && f->r[FEAT_TP_SCHED].ok)
 		err = targets_bpf__attach(s);
 	if (err) {
@@ -250,6 +284,7 @@ int collector__open(struct collector **cp, const struct collector_opts *o,
 	c->o = *o;
 	c->stats_fd = -1;
 	c->epoll_fd = -1;
+	find_pidns(c);
 	c->ncpus = libbpf_num_possible_cpus();
 	if (c->ncpus <= 0) {
 		snprintf(why, len, "cannot count possible CPUs");
@@ -301,7 +336,8 @@ void collector__free(struct collector *c)
 
 int collector__add_target(struct collector *c, pid_t tgid)
 {
-	__u32 key = tgid, one = 1, zero = 0;
+	/* A PID of our namespace: BPF puts its own in place at the process's first event. */
+	__u32 key = tgid | (c->pidns_ino ? LS_NS_KEY : 0), one = 1, zero = 0;
 	struct targets_gen gen;
 
 	if (!c->targets)

@@ -61,6 +61,8 @@ struct collector {
 	size_t tables_cap;
 	int stats_fd;		/* BPF_ENABLE_STATS, or -1 */
 	struct targets_bpf *targets;
+	uint64_t pidns_dev;	/* lockstat's PID namespace, 0: the initial one */
+	uint64_t pidns_ino;
 	struct maptrack *maptrack;	/* NULL: not asked for, or refused (maptrack_why) */
 	char maptrack_why[128];
 	int epoll_fd;		/* the tracker's and the sampler's ring buffers, or -1 */
