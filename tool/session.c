@@ -499,6 +499,7 @@ static void write_rows(struct session *s, const struct snapshot *snap, uint64_t 
 
 	for (i = 0; i < snap->ncont; i++)
 		s->contended += snap->cont[i].val.count;
+	s->ucontended += snap->ucontended;
 	for (i = 0; i < snap->nsamples; i++)
 		s->samples += snap->samples[i].count;
 	if (collector__status(s->col, FAMILY_LOCKS)->state == FSTATE_ATTACHED)

@@ -605,19 +605,35 @@ static int ulocks_open(struct collector *c, const struct features *f, struct fam
 	return 0;
 }
 
+/* The contended acquisitions of locks in this drain's wait rows, as the lock table counts them. */
+static uint64_t lock_waits(const struct trows *r)
+{
+	uint32_t nc = r->schema->ncols, kind;
+	uint64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		kind = r->v[i * nc + KC_KIND];
+		if (kind != ULK_COND && kind != ULK_FUTEX)
+			sum += r->v[i * nc + NKEY_COLS];
+	}
+	return sum;
+}
+
 static int ulocks_drain(struct collector *c, void *priv, struct snapshot *s, bool final)
 {
 	struct ulocks *u = priv;
 	struct htab extra;
 	int i, err = 0;
 
-	(void)s;
 	htab_init(&extra, sizeof(struct ulock_key), (1 + MAX_VALS) * sizeof(uint64_t));
 	if (final)
 		err = open_waits(u, &extra);
 	for (i = 0; i < SRC__COUNT && !err; i++)
 		err = collector_drain_source(c, &u->src[i], i == SRC_WAIT && final ? &extra : NULL);
 	htab_free(&extra);
+	if (!err)
+		s->ucontended += lock_waits(&u->src[SRC_WAIT].rows.rows);
 	if (!err)
 		err = collector_drain_source(c, &u->lost, NULL);
 	if (!err && (u->uprobes_on || u->detached))

@@ -87,6 +87,7 @@ struct snapshot {
 	size_t nsamples;
 	struct trows *tables;	/* counter tables of the other families */
 	size_t ntables;
+	uint64_t ucontended;	/* user locks' contended acquisitions, waits for an event left out */
 };
 
 /* What one family's programs cost so far (kernel.bpf_stats). */

@@ -1,6 +1,7 @@
 #!/bin/bash
 # User locks in the corner cases (-e ulocks): a 0.1 s program's global mutex
-# named with its caller in every run; an outer lock's hold that includes the wait for an inner one; a timed
+# named with its caller in every run, and counted in record's closing line;
+# an outer lock's hold that includes the wait for an inner one; a timed
 # lock call, a mutex all the same; a waiting thread kept while thousands of
 # threads come and go.
 . "$(dirname "$0")/lib.sh"
@@ -14,7 +15,7 @@ jqe '.meta.probes.ulocks | test("^tracepoint")' probe.json ||
 
 # mutexstorm for 0.1 s: gone long before the first drain.
 RUNS=${ULOCKS_RUNS:-10}
-named=0 caller=0
+named=0 caller=0 line=0
 for i in $(seq "$RUNS"); do
 	"$LOCKSTAT" record -e ulocks -o s.data -- "$WL/mutexstorm" -t 2 -d 0.1 -q >/dev/null 2>s.err
 	"$LOCKSTAT" report -i s.data -f json >s.json
@@ -22,9 +23,12 @@ for i in $(seq "$RUNS"); do
 	[ "$n" != null ] && named=$((named + 1))
 	jqe '[.locks[] | select(.name == "storm_lock") | .callers[].symbol] | index("storm_op") != null' s.json &&
 		caller=$((caller + 1))
+	all=$(jq '[.locks[] | select(.user) | .contended] | add' s.json)
+	grep -q "recorded .*, $all contended acquisitions (0 kernel, $all user)" s.err && line=$((line + 1))
 done
 check "a 0.1 s mutexstorm, $RUNS runs: storm_lock named in $named" test "$named" = "$RUNS"
 check "its caller storm_op named in $caller" test "$caller" = "$RUNS"
+check "record's closing line counts its waits, as user waits, in $line" test "$line" = "$RUNS"
 
 # Nested: outer_lock is held while its holder waits ~50 ms for inner_lock.
 "$LOCKSTAT" record -q -e ulocks --uprobes --force -o n.data -- "$UC" --nested -n 5 -H 50 >/dev/null 2>&1
