@@ -315,12 +315,14 @@ static __always_inline bool same_start(const __u64 *cache, const __u64 *found, _
 {
 	__u32 i;
 
-	for (i = 0; i < LS_ULOCK_STACK_DEPTH; i++) {
-		if (i > n)
-			break;
-		if (cache[i] != found[i])
+	/*
+	 * Unrolled, every index a constant: clang turns "break at n" into a
+	 * count down from n, whose bound 6.1's verifier cannot see.
+	 */
+#pragma unroll
+	for (i = 0; i < LS_ULOCK_STACK_DEPTH; i++)
+		if (i <= n && cache[i] != found[i])
 			return false;
-	}
 	return !ret || cache[(n + 1) & (LS_ULOCK_STACK_DEPTH - 1)] == ret;
 }
 
