@@ -3,6 +3,8 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include "sym/syms.h"
 #include "record/uresolve.h"
 
@@ -61,12 +63,24 @@ static void fallback_name(struct uresolver *u, const struct proc_map *m, uint64_
  * it. The build id tells whether it is still the same file; when it is
  * not, or is gone, the one held open since capture.
  */
+/* Whether the file now at the mapping's path is the one that was mapped. */
+static bool still_there(const struct proc_map *m)
+{
+	struct stat st;
+
+	return !m->ino || (!stat(m->path, &st) && st.st_ino == m->ino &&
+			   makedev(major(st.st_dev), minor(st.st_dev)) == m->dev);
+}
+
 static int resolve_file(struct uresolver *u, const struct proc_map *m, uint64_t addr, struct syms_result *r)
 {
 	uint64_t off = addr - m->start + m->pgoff;
 	char fdpath[32];
 	int err = -ENOENT;
 
+	/* Neither held open nor known by its build id: only the same file will do. */
+	if (m->fd < 0 && !m->build_id_len && !still_there(m))
+		return -ENOENT;
 	if (m->build_id_len)
 		err = syms__resolve(u->syms, m->path, m->build_id, m->build_id_len, off, r);
 	if (!err && (r->why == SYMS_NO_FILE || r->why == SYMS_BUILD_ID_MISMATCH))

@@ -156,7 +156,7 @@ static void test_write_and_purge(void **state)
 	maps_cache__free(&mc);
 }
 
-/* A PC in a file that names nothing: its module and file offset, and why. */
+/* A PC in a file that names nothing, or no longer the file: its module and file offset, and why. */
 static void test_fallback_name(void **state)
 {
 	char path[] = "/tmp/lockstat-maps-XXXXXX";
@@ -182,6 +182,12 @@ static void test_fallback_name(void **state)
 	snprintf(want, sizeof(want), "%s+0x3123", strrchr(path, '/') + 1);
 	assert_string_equal(u.frames[0].function, want);
 	assert_string_equal(u.module, path);
+	/* A file replaced at its path since it was mapped (another inode), not held open: not used. */
+	m = pmap(0x7e0000000000ULL, 0x7e0000010000ULL, 0, "/proc/self/exe", 1, 10);
+	assert_int_equal(maps_cache__add(&mc, &m), 0);
+	assert_int_equal(uresolve(&r, TGID, 0x7e0000001000ULL, 0, &u), 0);
+	assert_int_equal(u.why, USYM_NO_FILE);
+	assert_string_equal(u.frames[0].function, "exe+0x1000");
 	/* No mapping at all: nothing to name it by. */
 	assert_int_equal(uresolve(&r, TGID, 0x1000, 0, &u), 0);
 	assert_int_equal(u.why, USYM_NO_MAPPING);
