@@ -588,6 +588,8 @@ static int ulocks_open(struct collector *c, const struct features *f, struct fam
 	u->skel->rodata->pidns_ino = c->pidns_ino;
 	u->skel->rodata->self_tgid = getpid();
 	choose_futex2(u->skel);
+	/* Without it a thread's slot is never freed: the map fills, and says so (threads_full). */
+	bpf_program__set_autoload(u->skel->progs.thread_exit_tp, f->r[FEAT_TP_SCHED].ok);
 	want_uprobes = want_uprobes && uprobes_allowed(c, f, up);
 	keep_uprobes(u->skel, want_uprobes);
 	u->skel->rodata->track_holds = want_uprobes;
