@@ -924,8 +924,11 @@ int session__start(struct session *s)
 		pr_warn("cannot watch for new processes: short-lived ones may lose their user symbols\n");
 	s->t0 = s->last_t = now_ns();
 	s->ures.t0_ns = s->t0;
-	if (s->o.pid)	/* what it mapped before we looked */
+	/* What was mapped before we looked; the mapping tracker reports the rest. */
+	if (s->o.pid)
 		maps_cache__read_proc(&s->maps, s->o.pid);
+	else if (s->o.system_wide)
+		maps_cache__read_all(&s->maps);
 	if (s->wl.pid && (code = workload_start(s)))
 		return code;	/* unpublished: a profile that was there stays there */
 	/* Under its final name from here on: a SIGKILL leaves it readable. */

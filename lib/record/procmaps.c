@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -253,6 +254,22 @@ int maps_cache__read_proc(struct maps_cache *mc, uint32_t tgid)
 	}
 	fclose(f);
 	return err;
+}
+
+void maps_cache__read_all(struct maps_cache *mc)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	char *end;
+	unsigned long pid;
+
+	while (d && (e = readdir(d))) {
+		pid = strtoul(e->d_name, &end, 10);
+		if (!*end && pid > 0 && pid <= UINT32_MAX)
+			maps_cache__read_proc(mc, pid);	/* gone since: nothing to read */
+	}
+	if (d)
+		closedir(d);
 }
 
 int maps_cache__announce(struct maps_cache *mc, uint32_t tgid)

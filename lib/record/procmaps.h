@@ -67,6 +67,8 @@ int maps_cache__add(struct maps_cache *mc, const struct proc_map *m);
  * gone).
  */
 int maps_cache__read_proc(struct maps_cache *mc, uint32_t tgid);
+/* The same for every process there is now (-a: what they mapped before we looked). */
+void maps_cache__read_all(struct maps_cache *mc);
 /* The profile refers to tgid from now on: hold its files open. 0 or -errno. */
 int maps_cache__announce(struct maps_cache *mc, uint32_t tgid);
 /* Its last thread exited at when; its exec'd name, for a process gone by the drain. */

@@ -30,6 +30,21 @@ check "a 0.1 s mutexstorm, $RUNS runs: storm_lock named in $named" test "$named"
 check "its caller storm_op named in $caller" test "$caller" = "$RUNS"
 check "record's closing line counts its waits, as user waits, in $line" test "$line" = "$RUNS"
 
+# -a: a process started before the recording, gone before its first drain;
+# what it mapped before lockstat looked names its lock and its caller.
+# It ends 0.2 s after record has published its output, i.e. has started.
+"$WL/mutexstorm" -t 2 -d 60 -q >/dev/null &
+ms=$!
+"$LOCKSTAT" record -q -a -e ulocks -d 3 -o a.data >/dev/null 2>&1 &
+rec=$!
+for _ in $(seq 100); do [ -e a.data ] && break; sleep 0.1; done
+sleep 0.2
+kill -TERM "$ms"
+wait "$ms" "$rec"
+"$LOCKSTAT" report -i a.data --pid "$ms" -f json >a.json
+check "record -a: a process older than the recording, gone before the drain: storm_lock named, from storm_op" \
+	jqe '[.locks[] | select(.name == "storm_lock") | .callers[].symbol] | index("storm_op") != null' a.json
+
 # Nested: outer_lock is held while its holder waits ~50 ms for inner_lock.
 "$LOCKSTAT" record -q -e ulocks --uprobes --force -o n.data -- "$UC" --nested -n 5 -H 50 >/dev/null 2>&1
 "$LOCKSTAT" report -i n.data -f json >n.json

@@ -85,6 +85,22 @@ static void test_proc_then_record(void **state)
 	maps_cache__free(&mc);
 }
 
+/* -a: every process's mappings as they are at the start, ours among them. */
+static void test_read_all(void **state)
+{
+	struct maps_cache mc;
+	const struct proc_map *m;
+
+	(void)state;
+	maps_cache__init(&mc, 0);
+	maps_cache__read_all(&mc);
+	m = maps_cache__find(&mc, getpid(), (uint64_t)(uintptr_t)test_read_all, 0);
+	assert_non_null(m);
+	assert_int_equal(m->mapped_ns, 0);
+	assert_non_null(maps_cache__data_map(&mc, getppid(), UINT64_MAX));	/* our parent's files too */
+	maps_cache__free(&mc);
+}
+
 /* A static lock's address: .data in the file, .bss past it, the heap past a gap. */
 static void test_data_map(void **state)
 {
@@ -202,6 +218,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_replaced_mapping),
 		cmocka_unit_test(test_proc_then_record),
+		cmocka_unit_test(test_read_all),
 		cmocka_unit_test(test_data_map),
 		cmocka_unit_test(test_write_and_purge),
 		cmocka_unit_test(test_fallback_name),
