@@ -142,6 +142,21 @@ int reuse_target_maps(struct collector *c, struct bpf_map *targets, struct bpf_m
 }
 
 /*
+ * One guard for every object whose programs probe locks, whether or not
+ * a target filter is loaded: created by the first family that asks.
+ */
+int reuse_guard(struct collector *c, struct bpf_map *guard)
+{
+	if (c->guard_fd < 0) {
+		c->guard_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "guard", sizeof(__u32),
+					     sizeof(__u32), 1, NULL);
+		if (c->guard_fd < 0)
+			return -errno;
+	}
+	return bpf_map__reuse_fd(guard, c->guard_fd);
+}
+
+/*
  * lockstat's PID namespace when it is not the initial one (a container):
  * the PIDs it knows, and /proc's, are that namespace's, not BPF's.
  */
@@ -285,6 +300,7 @@ int collector__open(struct collector **cp, const struct collector_opts *o,
 	c->stats_fd = -1;
 	c->epoll_fd = -1;
 	find_pidns(c);
+	c->guard_fd = -1;
 	c->ncpus = libbpf_num_possible_cpus();
 	if (c->ncpus <= 0) {
 		snprintf(why, len, "cannot count possible CPUs");
@@ -330,6 +346,8 @@ void collector__free(struct collector *c)
 		close(c->epoll_fd);
 	if (c->stats_fd >= 0)
 		close(c->stats_fd);
+	if (c->guard_fd >= 0)
+		close(c->guard_fd);
 	targets_bpf__destroy(c->targets);
 	free(c);
 }
