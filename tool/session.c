@@ -929,6 +929,11 @@ int session__start(struct session *s)
 		maps_cache__read_proc(&s->maps, s->o.pid);
 	else if (s->o.system_wide)
 		maps_cache__read_all(&s->maps);
+	/*
+	 * The tracker's ring filled with the machine's mappings while the
+	 * probes loaded: empty it, or the workload's own are lost to it.
+	 */
+	collector__consume(s->col);
 	if (s->wl.pid && (code = workload_start(s)))
 		return code;	/* unpublished: a profile that was there stays there */
 	/* Under its final name from here on: a SIGKILL leaves it readable. */

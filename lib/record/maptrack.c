@@ -17,7 +17,7 @@
 #include <bpf/libbpf.h>
 #include "record/maptrack.h"
 
-#define RING_PAGES	32	/* per CPU: about 800 records between two reads */
+#define RING_PAGES	128	/* per CPU, as perf record's: about 3000 records between two reads */
 
 struct maptrack {
 	struct maps_cache *mc;
