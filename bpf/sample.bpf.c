@@ -102,12 +102,10 @@ SEC("perf_event")
 int on_sample(void *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), one = 1, *count;
-	struct sample_key key = {
-		.tgid = pid_tgid >> 32,
-		.tid = (__u32)pid_tgid,
-	};
+	struct sample_key key = {};
 
-	if (!is_target(key.tgid))
+	/* Keyed by the PIDs of lockstat's namespace: its /proc and its mapping tracker's. */
+	if (!is_target(pid_tgid >> 32) || !ids_in_ns(pid_tgid, &key.tgid, &key.tid))
 		return 0;
 	key.kstack = stack_of(ctx, &kstacks, 0, &lost.kstack_error);
 	key.ustack = stack_of(ctx, &ustacks, BPF_F_USER_STACK, &lost.ustack_error);

@@ -10,6 +10,9 @@
 #include "targets.h"
 
 const volatile __u32 filter_targets;	/* only tgids in the targets map */
+/* lockstat's PID namespace, for the families that report PIDs to it (ids_in_ns()) */
+const volatile __u64 pidns_dev;
+const volatile __u64 pidns_ino;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -26,9 +29,9 @@ struct {
 } targets_gen SEC(".maps");
 
 /*
- * The last answer per CPU, valid while no process was added: most events
- * come from the task that ran last on this CPU, and a per-CPU array costs
- * less than the hash lookup.
+ * The last answer per CPU, valid while no process was added or removed:
+ * most events come from the task that ran last on this CPU, and a per-CPU
+ * array costs less than the hash lookup.
  */
 struct target_cache {
 	__u32 tgid;
@@ -43,26 +46,76 @@ struct {
 	__uint(max_entries, 1);
 } target_cache SEC(".maps");
 
+/*
+ * The current task's tgid, as lockstat named it from its own PID
+ * namespace (LS_NS_KEY): the initial namespace's tgid replaces it in the
+ * map. Only the current task can be translated, and only the first event
+ * or fork of a target gets here.
+ */
+static __always_inline bool adopt_current(__u32 tgid, const struct targets_gen *g)
+{
+	struct bpf_pidns_info ns;
+	__u32 key, one = 1;
+
+	if (!g->pidns_ino || bpf_get_ns_current_pid_tgid(g->pidns_dev, g->pidns_ino, &ns, sizeof(ns)))
+		return false;
+	key = ns.tgid | LS_NS_KEY;
+	if (!bpf_map_lookup_elem(&targets, &key))
+		return false;
+	bpf_map_update_elem(&targets, &tgid, &one, BPF_ANY);
+	bpf_map_delete_elem(&targets, &key);
+	return true;
+}
+
+/* Whether tgid, the current task's, is recorded. */
 static __always_inline bool is_target(__u32 tgid)
 {
 	__u32 zero = 0;
 	struct targets_gen *g;
 	struct target_cache *tc;
+	__u64 gen;
 	bool yes;
 
 	if (!filter_targets)
 		return true;
 	g = bpf_map_lookup_elem(&targets_gen, &zero);
 	tc = bpf_map_lookup_elem(&target_cache, &zero);
-	if (g && tc && tc->tgid == tgid && tc->generation == g->generation)
+	if (!g || !tc)
+		return bpf_map_lookup_elem(&targets, &tgid) != NULL;
+	/*
+	 * The generation before the lookup: a process added after this read
+	 * bumps it, so the answer cached below is never newer than the map
+	 * it was read from.
+	 */
+	gen = *(volatile __u64 *)&g->generation;
+	if (tc->tgid == tgid && tc->generation == gen)
 		return tc->is_target;
-	yes = bpf_map_lookup_elem(&targets, &tgid) != NULL;
-	if (g && tc) {
-		tc->tgid = tgid;
-		tc->is_target = yes;
-		tc->generation = g->generation;
-	}
+	yes = bpf_map_lookup_elem(&targets, &tgid) != NULL || adopt_current(tgid, g);
+	tc->tgid = tgid;
+	tc->is_target = yes;
+	tc->generation = gen;
 	return yes;
+}
+
+/*
+ * The current task's tgid and tid (id: bpf_get_current_pid_tgid()'s) in
+ * lockstat's PID namespace, where its /proc and its mapping tracker live;
+ * false for a task outside that namespace, which lockstat cannot name.
+ */
+static __always_inline bool ids_in_ns(__u64 id, __u32 *tgid, __u32 *tid)
+{
+	struct bpf_pidns_info ns;
+
+	if (pidns_ino) {
+		if (bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, &ns, sizeof(ns)))
+			return false;
+		*tgid = ns.tgid;
+		*tid = ns.pid;
+		return true;
+	}
+	*tgid = id >> 32;
+	*tid = (__u32)id;
+	return true;
 }
 
 #endif

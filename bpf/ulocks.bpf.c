@@ -20,9 +20,16 @@
  * TID it read from the mutex (__data.__owner) when it began to wait.
  *
  * Opt-in uprobes on glibc's lock functions count every acquisition and
- * time every hold (lock call to unlock call, less the thread's futex
- * waits in between). Each hit costs a trap (~20 us in a guest): the
+ * time every hold: lock call to unlock call, less the time the lock was
+ * not held in between, its own waits (in the lock call, or to take it
+ * back after a condition wait) and the thread's condition waits (the
+ * mutex is let go for them). Waits on other locks taken while holding it
+ * are part of its hold. Each hit costs a trap (~20 us in a guest): the
  * collector measures it and keeps the rate within a budget.
+ *
+ * A thread's state lives until it exits (sched_process_exit closes a
+ * contention it left open and frees its slot); a thread that finds no
+ * slot is counted as lost, never silently dropped.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -44,11 +51,13 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 #define FUTEX_LOCK_PI2		13
 #define FUTEX_CMD_MASK		0x7f	/* without FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME */
 #define FUTEX_TID_MASK		0x3fffffff
+#define ETIMEDOUT		110
 #define GLIBC_MUTEX_OWNER	8	/* offsetof(pthread_mutex_t, __data.__owner) */
 #define MAX_TID			4194304	/* PID_MAX_LIMIT */
 #define WAKE_SLACK_NS		(1000 * 1000)
 
 const volatile __u32 self_tgid;		/* lockstat itself: its calibration, its own waits */
+const volatile __u32 track_holds;	/* the uprobes are on: charge waits to the locks held */
 
 struct word_key {
 	__u64 uaddr;
@@ -72,18 +81,20 @@ struct hold_key {
 
 struct hold_pending {
 	__u64 start_ns;
-	__u64 cum_wait_ns;	/* the thread's futex wait at the lock call */
+	__u64 cond_wait_ns;	/* the thread's condition waits at the lock call */
+	__u64 own_wait_ns;	/* the waits on this lock since the lock call */
 	struct ulock_key row;
 };
 
-/* Threads and words come and go unannounced: LRU maps forget the old ones. */
+/* A thread's slot goes at its exit: an LRU would lose a waiting thread's wait. */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__type(key, __u32);
 	__type(value, struct ulock_thread);
 	__uint(max_entries, 16384);
 } threads SEC(".maps");
 
+/* Words and holds come and go unannounced: LRU maps forget the old ones. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__type(key, struct word_key);
@@ -186,13 +197,12 @@ static __always_inline struct scratch *scratch_buf(void)
 	return bpf_map_lookup_elem(&scratch, &zero);
 }
 
+/* Keyed by the PIDs of lockstat's namespace: its /proc and its mapping tracker's. */
 static __always_inline bool wanted(__u32 *tgid, __u32 *tid)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 
-	*tgid = id >> 32;
-	*tid = (__u32)id;
-	return *tid && *tgid != self_tgid && is_target(*tgid);
+	return (__u32)id && is_target(id >> 32) && ids_in_ns(id, tgid, tid) && *tgid != self_tgid;
 }
 
 /* The row of key in a per-CPU table, created zeroed the first time. */
@@ -305,12 +315,14 @@ static __always_inline bool same_start(const __u64 *cache, const __u64 *found, _
 {
 	__u32 i;
 
-	for (i = 0; i < LS_ULOCK_STACK_DEPTH; i++) {
-		if (i > n)
-			break;
-		if (cache[i] != found[i])
+	/*
+	 * Unrolled, every index a constant: clang turns "break at n" into a
+	 * count down from n, whose bound 6.1's verifier cannot see.
+	 */
+#pragma unroll
+	for (i = 0; i < LS_ULOCK_STACK_DEPTH; i++)
+		if (i <= n && cache[i] != found[i])
 			return false;
-	}
 	return !ret || cache[(n + 1) & (LS_ULOCK_STACK_DEPTH - 1)] == ret;
 }
 
@@ -413,7 +425,9 @@ static __always_inline void close_contention(struct ulock_thread *t, __u32 tgid)
 }
 
 /*
- * What kind of wait: the operation first, then the word's neighbours. A
+ * What kind of wait: the operation first, then the word's neighbours.
+ * glibc's lll_lock protocol waits for 2, whether the lock call has a
+ * timeout or not; nothing else of glibc waits for exactly 2. A
  * condition variable's waiters sleep on __g_signals[g] (offset 40 or 44
  * of pthread_cond_t) expecting 0, just after __wrefs, which counts them
  * in steps of 8 while they wait (glibc >= 2.25).
@@ -422,7 +436,8 @@ static __always_inline __u32 wait_kind(__u32 cmd, __u64 uaddr, __u32 val)
 {
 	__u32 around[2];
 
-	if (cmd == FUTEX_WAIT && val == 2)
+	/* pthread_mutex_timedlock and clocklock wait with FUTEX_WAIT_BITSET and a timeout. */
+	if ((cmd == FUTEX_WAIT || cmd == FUTEX_WAIT_BITSET) && val == 2)
 		return ULK_MUTEX;
 	if (cmd == FUTEX_LOCK_PI || cmd == FUTEX_LOCK_PI2)
 		return ULK_MUTEX_PI;
@@ -534,6 +549,25 @@ static __always_inline void charge_waker(struct ulock_thread *t, __u32 tgid, __u
 	}
 }
 
+/*
+ * A wait the locks this thread holds were not held for: their own (in
+ * the lock call, or taking a mutex back after a condition wait), and
+ * condition waits (the mutex is let go for them).
+ */
+static __always_inline void charge_holds(struct ulock_thread *t, __u32 tid, __u64 d)
+{
+	struct hold_key hk = { .lock = t->lock, .tid = tid };
+	struct hold_pending *p;
+
+	if (t->wait_kind == ULK_COND) {
+		t->cond_wait_ns += d;
+		return;
+	}
+	p = bpf_map_lookup_elem(&holding, &hk);
+	if (p)
+		p->own_wait_ns += d;
+}
+
 static __always_inline void end_wait(__u32 tgid, __u32 tid, long ret)
 {
 	struct ulock_thread *t = bpf_map_lookup_elem(&threads, &tid);
@@ -543,11 +577,15 @@ static __always_inline void end_wait(__u32 tgid, __u32 tid, long ret)
 		return;
 	d = bpf_ktime_get_ns() - t->wait_start;
 	t->waited_ns += d;
-	t->cum_wait_ns += d;
+	if (track_holds)
+		charge_holds(t, tid, d);
 	charge_waker(t, tgid, d, ret >= 0);
 	t->wait_start = 0;
-	/* Only a lock call's waits merge; a PI lock is held when the call returns. */
-	if (!merges(t->kind))
+	/*
+	 * Only a lock call's waits merge; a PI lock is held when the call
+	 * returns, and a timed lock call that timed out gave up.
+	 */
+	if (!merges(t->kind) || ret == -ETIMEDOUT)
 		close_contention(t, tgid);
 }
 
@@ -617,6 +655,21 @@ SEC("tracepoint/syscalls/sys_exit_futex")
 int futex_exit_tp(struct sys_exit_ctx *ctx)
 {
 	return futex_exit(ctx->ret);
+}
+
+/* A thread exits: a contention it left open is counted, and its slot freed. */
+SEC("tracepoint/sched/sched_process_exit")
+int thread_exit_tp(void *ctx)
+{
+	struct ulock_thread *t;
+	__u32 tgid, tid;
+
+	/* Keyed as wanted() keys it. */
+	if (!ids_in_ns(bpf_get_current_pid_tgid(), &tgid, &tid) || !(t = bpf_map_lookup_elem(&threads, &tid)))
+		return 0;
+	close_contention(t, t->tgid);
+	bpf_map_delete_elem(&threads, &tid);
+	return 0;
 }
 
 /* futex2 (v6.7): futex_wait(uaddr, val, mask, flags, timeout, clockid). */
@@ -722,7 +775,8 @@ static __always_inline int on_lock(struct pt_regs *ctx, __u64 lock, __u32 kind)
 		return 0;
 	s->hold.start_ns = bpf_ktime_get_ns();
 	t = thread_of(hk.tid, s);
-	s->hold.cum_wait_ns = t ? t->cum_wait_ns : 0;
+	s->hold.cond_wait_ns = t ? t->cond_wait_ns : 0;
+	s->hold.own_wait_ns = 0;
 	if (t) {
 		t->in_lock = lock;
 		t->in_lock_kind = kind;
@@ -764,7 +818,7 @@ static __always_inline int on_unlock(__u64 lock)
 		return 0;
 	}
 	hold = bpf_ktime_get_ns() - p->start_ns;
-	waited = t ? t->cum_wait_ns - p->cum_wait_ns : 0;
+	waited = p->own_wait_ns + (t ? t->cond_wait_ns - p->cond_wait_ns : 0);
 	hold = hold > waited ? hold - waited : 0;
 	v = bpf_map_lookup_elem(&hold_rows, &p->row);
 	if (v) {

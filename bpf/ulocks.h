@@ -38,7 +38,7 @@ struct ulock_thread {
 	__u64 lock;		/* the contention in progress, 0 when none */
 	__u64 wait_start;	/* in a futex wait since (ktime), 0 when not */
 	__u64 waited_ns;	/* the merged waits of this contention */
-	__u64 cum_wait_ns;	/* all its futex waits: the hold times subtract them */
+	__u64 cond_wait_ns;	/* its waits on condition variables: holds subtract them */
 	__u64 wait_word;	/* the word of the wait in progress */
 	__u32 kind;
 	__u32 owner;		/* a mutex's __owner at the first wait */
@@ -94,7 +94,7 @@ struct uhold_val {
 };
 
 struct ulock_lost {
-	__u64 threads_full;	/* no slot for a waiting thread */
+	__u64 threads_full;	/* no slot for a thread: its waits are not counted */
 	__u64 rows_full;
 	__u64 stack_error;	/* no user stack (a row keyed by the lock alone) */
 	__u64 wakes_full;

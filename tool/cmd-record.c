@@ -137,11 +137,16 @@ static int parse_args(struct session_opts *o, int argc, char **argv)
 static void say_summary(const struct session *s)
 {
 	struct stat st;
+	char split[64] = "";
 
 	if (fstat(s->fd, &st))
 		st.st_size = 0;
-	pr_notice("recorded %.2f s, %" PRIu64 " contended acquisitions, %" PRIu64 " samples, wrote %s (%.1f KiB)\n",
-		  (s->last_t - s->t0) / 1e9, s->contended, s->samples, s->o.output, st.st_size / 1024.0);
+	if (s->ucontended)
+		snprintf(split, sizeof(split), " (%" PRIu64 " kernel, %" PRIu64 " user)", s->contended,
+			 s->ucontended);
+	pr_notice("recorded %.2f s, %" PRIu64 " contended acquisitions%s, %" PRIu64 " samples, wrote %s (%.1f KiB)\n",
+		  (s->last_t - s->t0) / 1e9, s->contended + s->ucontended, split, s->samples, s->o.output,
+		  st.st_size / 1024.0);
 }
 
 /*

@@ -435,51 +435,59 @@ static int write_lost(struct session *s)
 	return pwriter__lost(s->w, kv, n);
 }
 
-/* Read a process's mappings once, and write them to the profile. */
-static int capture_process(struct session *s, uint32_t tgid)
+/* MAPPING chunks, up to 256 mappings each. */
+static int write_maps(void *ctx, const struct proc_map *pm, size_t n)
 {
+	struct session *s = ctx;
 	const char *paths[256];
 	struct mapping m[256];
 	size_t j, k;
-	int first, err = 0;
+	int err = 0;
 
-	if (!tgid || maps_cache__has(&s->maps, tgid))
-		return 0;
-	first = maps_cache__capture(&s->maps, tgid);
-	if (first < 0)
-		return 0;	/* gone already: its PCs stay unmapped */
-	for (j = first; j < s->maps.n && !err; j += k) {
-		for (k = 0; k < 256 && j + k < s->maps.n; k++) {
-			const struct proc_map *pm = &s->maps.maps[j + k];
-
-			m[k] = (struct mapping){ .tgid = pm->tgid, .start = pm->start,
-				.end = pm->end, .pgoff = pm->pgoff, .build_id_len = pm->build_id_len };
-			memcpy(m[k].build_id, pm->build_id, sizeof(m[k].build_id));
-			paths[k] = pm->path;
+	for (j = 0; j < n && !err; j += k) {
+		for (k = 0; k < 256 && j + k < n; k++) {
+			m[k] = (struct mapping){ .tgid = pm[j + k].tgid, .start = pm[j + k].start,
+				.end = pm[j + k].end, .pgoff = pm[j + k].pgoff,
+				.build_id_len = pm[j + k].build_id_len };
+			memcpy(m[k].build_id, pm[j + k].build_id, sizeof(m[k].build_id));
+			paths[k] = pm[j + k].path;
 		}
 		err = pwriter__mappings(s->w, m, k, paths);
 	}
 	return err;
 }
 
-/* Capture the mappings of processes seen in samples for the first time. */
+/*
+ * The profile refers to tgid from now on: what /proc still shows of the
+ * mappings made before we looked joins those the tracker reported (a
+ * process gone already has only those), and its files are held open.
+ */
+static void announce(struct session *s, uint32_t tgid)
+{
+	if (!tgid || maps_cache__announced(&s->maps, tgid))
+		return;
+	maps_cache__read_proc(&s->maps, tgid);
+	maps_cache__announce(&s->maps, tgid);
+}
+
+/* Announce the processes seen in samples, and write every new mapping. */
 static int capture_mappings(struct session *s, const struct sample_row *rows, size_t n)
 {
 	size_t i;
-	int err = 0;
 
-	for (i = 0; i < n && !err; i++)
-		err = capture_process(s, rows[i].key.tgid);
-	return err;
+	for (i = 0; i < n; i++)
+		announce(s, rows[i].key.tgid);
+	return maps_cache__write_new(&s->maps, write_maps, s);
 }
 
-/* Called as the sampler announces a process, usually within milliseconds. */
+/* Called as the sampler announces a process, or a table first has its stack. */
 static void on_new_process(void *ctx, uint32_t tgid)
 {
 	struct session *s = ctx;
 
+	announce(s, tgid);
 	if (!s->write_err)
-		note_write_error(s, capture_process(s, tgid));
+		note_write_error(s, maps_cache__write_new(&s->maps, write_maps, s));
 }
 
 /* --- the loop ------------------------------------------------------------ */
@@ -491,6 +499,7 @@ static void write_rows(struct session *s, const struct snapshot *snap, uint64_t 
 
 	for (i = 0; i < snap->ncont; i++)
 		s->contended += snap->cont[i].val.count;
+	s->ucontended += snap->ucontended;
 	for (i = 0; i < snap->nsamples; i++)
 		s->samples += snap->samples[i].count;
 	if (collector__status(s->col, FAMILY_LOCKS)->state == FSTATE_ATTACHED)
@@ -501,6 +510,9 @@ static void write_rows(struct session *s, const struct snapshot *snap, uint64_t 
 		note_write_error(s, pwriter__samples(s->w, t0, t1, snap->samples, snap->nsamples));
 	for (i = 0; i < snap->ntables && !s->write_err; i++)
 		note_write_error(s, pwriter__table(s->w, t0, t1, &snap->tables[i]));
+	/* What the announced processes mapped since the last drain. */
+	if (!s->write_err)
+		note_write_error(s, maps_cache__write_new(&s->maps, write_maps, s));
 	if (!s->write_err)
 		note_write_error(s, write_lost(s));
 	s->last_t = t;
@@ -519,6 +531,8 @@ static void write_bucket(struct session *s)
 		return;
 	}
 	write_rows(s, &snap, now_ns());
+	/* Gone before this drain and not in the profile: nothing can refer to them now. */
+	maps_cache__purge(&s->maps, start);
 	s->drain_ns = now_ns() - start;
 }
 
@@ -695,6 +709,7 @@ static int attach_probes(struct session *s)
 		.target_pid = s->wl.pid ? s->wl.pid : s->o.pid,
 		.event_budget = s->o.event_budget,
 		.force = s->o.force,
+		.maps = &s->maps,
 		/* The opt-in families are the costly ones: say what they cost. */
 		.probe_stats = s->o.probe_stats ||
 			       (s->o.families & (FAMILY_FD | FAMILY_PAGECACHE | FAMILY_HOLD)),
@@ -710,6 +725,10 @@ static int attach_probes(struct session *s)
 		pr_err("no probe could be attached: %s\n", why);
 		return err;
 	}
+	if (collector__maptrack_why(s->col)[0])
+		pr_warn("cannot follow mappings as they are made (%s): libraries mapped after a process's "
+			"first sample, or by a process gone before a drain, may stay unresolved\n",
+			collector__maptrack_why(s->col));
 	/* A family that cannot attach is named; the others go on. */
 	for (i = 0; i < FAMILY_COUNT; i++) {
 		const struct family_status *st = collector__status(s->col, 1 << i);
@@ -904,6 +923,17 @@ int session__start(struct session *s)
 	if (collector__watch_processes(s->col, on_new_process, s))
 		pr_warn("cannot watch for new processes: short-lived ones may lose their user symbols\n");
 	s->t0 = s->last_t = now_ns();
+	s->ures.t0_ns = s->t0;
+	/* What was mapped before we looked; the mapping tracker reports the rest. */
+	if (s->o.pid)
+		maps_cache__read_proc(&s->maps, s->o.pid);
+	else if (s->o.system_wide)
+		maps_cache__read_all(&s->maps);
+	/*
+	 * The tracker's ring filled with the machine's mappings while the
+	 * probes loaded: empty it, or the workload's own are lost to it.
+	 */
+	collector__consume(s->col);
 	if (s->wl.pid && (code = workload_start(s)))
 		return code;	/* unpublished: a profile that was there stays there */
 	/* Under its final name from here on: a SIGKILL leaves it readable. */

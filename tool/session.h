@@ -126,7 +126,8 @@ struct session {
 	uint64_t last_t;
 	uint64_t next_t;	/* when the next bucket is drained */
 	uint64_t drain_ns;	/* how long the last bucket took to drain and write */
-	uint64_t contended;
+	uint64_t contended;	/* kernel locks' contended acquisitions */
+	uint64_t ucontended;	/* user locks' (futex waits on a lock, not on an event) */
 	uint64_t samples;
 	int signals;		/* SIGINT/SIGTERM/SIGHUP received */
 	uint64_t kill_deadline;	/* when a signalled workload gets SIGKILL */

@@ -58,6 +58,15 @@ struct rq {
 	raw_spinlock_t __lock;
 };
 
+typedef struct {
+	int counter;
+} atomic_t;
+
+/* The target filter: a process's threads not yet exited, 0 in the last one's sched_process_exit. */
+struct signal_struct {
+	atomic_t live;
+};
+
 struct task_struct {
 	int pid;
 	int tgid;
@@ -66,6 +75,7 @@ struct task_struct {
 	struct files_struct *files;
 	struct mm_struct *mm;
 	struct sighand_struct *sighand;
+	struct signal_struct *signal;
 	struct task_struct *real_parent;
 };
 

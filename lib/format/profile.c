@@ -741,6 +741,7 @@ const char *usym_why_str(uint32_t why)
 		[USYM_BUILD_ID_MISMATCH] = "build id mismatch", [USYM_NOT_ELF] = "not ELF",
 		[USYM_NO_SYMTAB] = "no symbol table", [USYM_NO_SYMBOL] = "no symbol",
 		[USYM_NO_MAPPING] = "no mapping", [USYM_JIT_NO_MAP] = "JIT without perf map",
+		[USYM_NO_STACK] = "no user stack",
 	};
 
 	return why < USYM__COUNT ? names[why] : "unknown";

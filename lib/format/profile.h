@@ -72,6 +72,7 @@ enum usym_why {
 	USYM_NO_SYMBOL,		/* no function covers the address */
 	USYM_NO_MAPPING,	/* no mapping captured for the address */
 	USYM_JIT_NO_MAP,	/* anonymous executable memory without /tmp/perf-PID.map */
+	USYM_NO_STACK,		/* a user sample whose stack the sampler lost (a stack-map collision) */
 	USYM__COUNT,
 };
 
@@ -246,7 +247,13 @@ const char *profile__caller(const struct profile *p, int32_t stack_id, char *buf
 struct pwriter;
 typedef int (*stack_fetch_fn)(void *ctx, int32_t id, uint64_t *frames, int max);
 
-typedef int (*usym_resolve_fn)(void *ctx, uint32_t tgid, uint64_t addr, struct usym_info *out);
+/*
+ * seen_ns: the end of the bucket in which the PC was first seen, in ns
+ * since the recording started: where one mapping replaced another
+ * (dlclose, exec), the PC is the one that was there then.
+ */
+typedef int (*usym_resolve_fn)(void *ctx, uint32_t tgid, uint64_t addr, uint64_t seen_ns,
+			       struct usym_info *out);
 
 struct pwriter_opts {
 	int fd;

@@ -51,7 +51,7 @@ int pwriter__new(struct pwriter **wp, const struct pwriter_opts *opts)
 	htab_init(&w->ksyms_seen, sizeof(uint64_t), 1);
 	htab_init(&w->lock_names, sizeof(uint64_t), sizeof(uint32_t));
 	htab_init(&w->ustacks, sizeof(int32_t), sizeof(struct pw_ustack));
-	htab_init(&w->upcs, sizeof(struct pw_upc), sizeof(uint8_t));
+	htab_init(&w->upcs, sizeof(struct pw_upc), sizeof(struct pw_upc_val));
 	htab_init(&w->tstacks, sizeof(struct tstack), sizeof(int32_t));
 	htab_init(&w->tustacks, sizeof(struct tustack), sizeof(int32_t));
 	htab_init(&w->user_tgids, sizeof(uint32_t), 1);

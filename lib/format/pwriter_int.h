@@ -18,7 +18,12 @@ struct pw_upc {			/* a user PC to symbolize at the end */
 	uint64_t addr;
 };
 
-/* The flags of a struct pw_upc in pwriter.upcs. */
+/* What pwriter.upcs keeps of a struct pw_upc. */
+struct pw_upc_val {
+	uint8_t flags;		/* PW_UPC_* */
+	uint64_t seen_ns;	/* the end of the bucket it was first seen in */
+};
+
 #define PW_UPC_LEAF	1u	/* seen as the sampled PC, not only as a return address */
 #define PW_UPC_WRITTEN	2u	/* in a USYMS chunk already */
 
@@ -32,7 +37,8 @@ struct pwriter {
 	struct htab ksyms_seen;	/* uint64 symbol address */
 	struct htab lock_names;	/* uint64 lock address -> name id + 1 */
 	struct htab ustacks;	/* int32 file stack id -> struct pw_ustack */
-	struct htab upcs;	/* struct pw_upc -> uint8: PW_UPC_* flags */
+	struct htab upcs;	/* struct pw_upc -> struct pw_upc_val */
+	uint64_t now_ns;	/* the end of the bucket being written */
 	struct htab tstacks;	/* struct tstack -> int32 file stack id (tables) */
 	int32_t ntstacks;
 	struct htab tustacks;	/* struct tustack -> int32 file stack id */

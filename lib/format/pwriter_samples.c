@@ -44,13 +44,16 @@ void pw_note_upcs(struct pwriter *w, uint32_t tgid, const uint64_t *frames, uint
 	uint32_t i;
 
 	for (i = 0; i < n; i++) {
-		uint8_t *flags;
+		struct pw_upc_val *v;
+		int inserted;
 
 		key.addr = frames[i];
-		flags = htab_get(&w->upcs, &key, NULL);
+		v = htab_get(&w->upcs, &key, &inserted);
+		if (v && inserted)
+			v->seen_ns = w->now_ns;
 		/* First seen as a leaf after being written as a return address: again. */
-		if (flags && i == 0 && !(*flags & PW_UPC_LEAF))
-			*flags = PW_UPC_LEAF;
+		if (v && i == 0 && !(v->flags & PW_UPC_LEAF))
+			v->flags = PW_UPC_LEAF;
 	}
 }
 
@@ -70,6 +73,7 @@ int pwriter__samples(struct pwriter *w, uint64_t t0_ns, uint64_t t1_ns,
 	size_t i;
 	int err;
 
+	w->now_ns = t1_ns;
 	buf_init(&b);
 	buf_put_varint(&b, t0_ns);
 	buf_put_varint(&b, t1_ns);
@@ -166,7 +170,7 @@ int pwriter__usyms_for(struct pwriter *w, uint64_t budget_ns)
 {
 	uint64_t deadline = budget_ns ? mono_ns() + budget_ns : 0;
 	const struct pw_upc *pc;
-	uint8_t *flags;
+	struct pw_upc_val *v;
 	struct usym_info u;
 	struct buf rows, b;
 	size_t it = 0, n = 0;
@@ -175,16 +179,16 @@ int pwriter__usyms_for(struct pwriter *w, uint64_t budget_ns)
 	if (!w->o.resolve_user || !w->upcs.count)
 		return 0;
 	buf_init(&rows);
-	while ((flags = htab_next(&w->upcs, &it, (const void **)&pc))) {
-		if (!upc_wanted(w, *flags))
+	while ((v = htab_next(&w->upcs, &it, (const void **)&pc))) {
+		if (!upc_wanted(w, v->flags))
 			continue;
 		if (deadline && mono_ns() > deadline)
 			break;
 		memset(&u, 0, sizeof(u));
 		w->o.resolve_user(w->o.resolve_ctx, pc->tgid,
-				  (*flags & PW_UPC_LEAF) ? pc->addr : pc->addr - 1, &u);
+				  (v->flags & PW_UPC_LEAF) ? pc->addr : pc->addr - 1, v->seen_ns, &u);
 		put_usym(w, &rows, pc, &u);
-		*flags |= PW_UPC_WRITTEN;
+		v->flags |= PW_UPC_WRITTEN;
 		n++;
 	}
 	buf_init(&b);

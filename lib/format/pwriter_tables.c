@@ -92,6 +92,7 @@ int pwriter__table(struct pwriter *w, uint64_t t0_ns, uint64_t t1_ns, const stru
 
 	if (!r->n)
 		return 0;
+	w->now_ns = t1_ns;
 	if (w->ntstacks >= (1 << STACK_SPACE_SHIFT) - 1 || w->ntustacks >= (1 << STACK_SPACE_SHIFT) - 1)
 		return -E2BIG;
 	buf_init(&b);

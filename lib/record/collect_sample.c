@@ -145,6 +145,8 @@ static int sample_open(struct collector *c, const struct features *f, struct fam
 	if (!m->skel)
 		return -errno;
 	m->skel->rodata->filter_targets = c->o.filter_targets;
+	m->skel->rodata->pidns_dev = c->pidns_dev;
+	m->skel->rodata->pidns_ino = c->pidns_ino;
 	err = reuse_target_maps(c, m->skel->maps.targets, m->skel->maps.targets_gen);
 	if (!err)
 		err = sample_bpf__load(m->skel);
@@ -264,24 +266,16 @@ int collector__watch_processes(struct collector *c, new_process_fn fn, void *ctx
 	m->on_new_process = fn;
 	m->on_new_process_ctx = ctx;
 	m->events = ring_buffer__new(bpf_map__fd(m->skel->maps.new_tgids), on_event, m, NULL);
-	return m->events ? 0 : -errno;
+	if (!m->events)
+		return -errno;
+	return collector_watch_fd(c, ring_buffer__epoll_fd(m->events));
 }
 
-static struct ring_buffer *events_of(const struct collector *c)
+/* The sampler's announcements of new processes; 0 or -errno. */
+int sample_consume_events(struct collector *c)
 {
 	const struct sampler *m = family_priv(c, FAMILY_SAMPLE);
-
-	return m ? m->events : NULL;
-}
-
-int collector__event_fd(const struct collector *c)
-{
-	return events_of(c) ? ring_buffer__epoll_fd(events_of(c)) : -1;
-}
-
-int collector__consume(struct collector *c)
-{
-	int n = events_of(c) ? ring_buffer__consume(events_of(c)) : 0;
+	int n = m && m->events ? ring_buffer__consume(m->events) : 0;
 
 	return n < 0 ? n : 0;
 }

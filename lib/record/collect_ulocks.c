@@ -95,6 +95,7 @@ struct ulocks {
 	int ncpus;
 	struct tsource src[SRC__COUNT];
 	struct ulock_names names;
+	struct maps_cache own_maps;	/* when the collector was given none */
 	struct tsource lost;
 	struct trows_buf cost;
 	/* uprobes */
@@ -307,9 +308,10 @@ static int drain_cost(struct collector *c, struct ulocks *u)
 /* The C library a process maps (ours for pid <= 0), for the uprobes. */
 static void find_libc(pid_t pid, char *path, size_t len)
 {
-	char maps[64], line[512];
-	struct ulock_map m;
+	char maps[64], line[4096 + 128];
+	struct proc_map m;
 	const char *base;
+	bool found = false;
 	FILE *f;
 
 	snprintf(path, len, "libc.so.6");	/* libbpf searches the usual places */
@@ -320,14 +322,14 @@ static void find_libc(pid_t pid, char *path, size_t len)
 	f = fopen(maps, "re");
 	if (!f)
 		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (ulock_map_parse(line, &m) || m.path[0] != '/')
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (procmaps_parse_line(line, &m))
 			continue;
-		base = strrchr(m.path, '/') + 1;
-		if (!strncmp(base, "libc.so", 7) || !strncmp(base, "libc-", 5)) {
+		base = strrchr(m.path, '/');
+		found = base && (!strncmp(base + 1, "libc.so", 7) || !strncmp(base + 1, "libc-", 5));
+		if (found)
 			snprintf(path, len, "%s", m.path);
-			break;
-		}
+		free(m.path);
 	}
 	fclose(f);
 }
@@ -554,7 +556,8 @@ static struct ulocks *ulocks_new(struct collector *c)
 	u->budget = c->o.event_budget ? c->o.event_budget : DEFAULT_BUDGET;
 	u->force = c->o.force;
 	u->cost.rows.schema = &cost_schema;
-	if (ulock_names__init(&u->names))
+	maps_cache__init(&u->own_maps, 0);
+	if (ulock_names__init(&u->names, c->o.maps ? c->o.maps : &u->own_maps))
 		return u;	/* the caller sees skel == NULL */
 	u->skel = ulocks_bpf__open();
 	if (u->skel && init_sources(u, c->ncpus)) {
@@ -581,10 +584,15 @@ static int ulocks_open(struct collector *c, const struct features *f, struct fam
 	if (!u->skel)
 		return -ENOMEM;
 	u->skel->rodata->filter_targets = c->o.filter_targets;
+	u->skel->rodata->pidns_dev = c->pidns_dev;
+	u->skel->rodata->pidns_ino = c->pidns_ino;
 	u->skel->rodata->self_tgid = getpid();
 	choose_futex2(u->skel);
+	/* Without it a thread's slot is never freed: the map fills, and says so (threads_full). */
+	bpf_program__set_autoload(u->skel->progs.thread_exit_tp, f->r[FEAT_TP_SCHED].ok);
 	want_uprobes = want_uprobes && uprobes_allowed(c, f, up);
 	keep_uprobes(u->skel, want_uprobes);
+	u->skel->rodata->track_holds = want_uprobes;
 	err = reuse_target_maps(c, u->skel->maps.targets, u->skel->maps.targets_gen);
 	if (!err)
 		err = ulocks_bpf__load(u->skel);
@@ -599,19 +607,35 @@ static int ulocks_open(struct collector *c, const struct features *f, struct fam
 	return 0;
 }
 
+/* The contended acquisitions of locks in this drain's wait rows, as the lock table counts them. */
+static uint64_t lock_waits(const struct trows *r)
+{
+	uint32_t nc = r->schema->ncols, kind;
+	uint64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		kind = r->v[i * nc + KC_KIND];
+		if (kind != ULK_COND && kind != ULK_FUTEX)
+			sum += r->v[i * nc + NKEY_COLS];
+	}
+	return sum;
+}
+
 static int ulocks_drain(struct collector *c, void *priv, struct snapshot *s, bool final)
 {
 	struct ulocks *u = priv;
 	struct htab extra;
 	int i, err = 0;
 
-	(void)s;
 	htab_init(&extra, sizeof(struct ulock_key), (1 + MAX_VALS) * sizeof(uint64_t));
 	if (final)
 		err = open_waits(u, &extra);
 	for (i = 0; i < SRC__COUNT && !err; i++)
 		err = collector_drain_source(c, &u->src[i], i == SRC_WAIT && final ? &extra : NULL);
 	htab_free(&extra);
+	if (!err)
+		s->ucontended += lock_waits(&u->src[SRC_WAIT].rows.rows);
 	if (!err)
 		err = collector_drain_source(c, &u->lost, NULL);
 	if (!err && (u->uprobes_on || u->detached))
@@ -642,6 +666,7 @@ static void ulocks_free(void *priv)
 		tsource_free(&u->src[i]);
 	tsource_free(&u->lost);
 	ulock_names__free(&u->names);
+	maps_cache__free(&u->own_maps);
 	trows_buf_free(&u->cost);
 	free(u);
 }

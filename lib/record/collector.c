@@ -8,9 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "record/collector_int.h"
+#include "record/maptrack.h"
 #include "base/log.h"
 #include "targets.h"
 #include "targets.skel.h"
@@ -153,17 +156,50 @@ int reuse_guard(struct collector *c, struct bpf_map *guard)
 	return bpf_map__reuse_fd(guard, c->guard_fd);
 }
 
-/* The owner of the target maps, and the fork follower. */
+/*
+ * lockstat's PID namespace when it is not the initial one (a container):
+ * the PIDs it knows, and /proc's, are that namespace's, not BPF's.
+ */
+#define PROC_PID_INIT_INO	0xEFFFFFFCu
+
+static void find_pidns(struct collector *c)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/pid", &st) || st.st_ino == PROC_PID_INIT_INO)
+		return;
+	c->pidns_dev = st.st_dev;
+	c->pidns_ino = st.st_ino;
+}
+
+/*
+ * The programs that follow the workload: fork with BTF or classic; the
+ * exit, which reads the task's signal_struct through CO-RE, where the
+ * kernel has BTF (without, targets are never forgotten).
+ */
+static void choose_target_progs(struct targets_bpf *s, const struct features *f, enum attach_mode mode)
+{
+	bool btf = f->r[FEAT_BTF].ok, tp_btf = btf && mode != ATTACH_TP_CLASSIC;
+
+	bpf_program__set_autoload(tp_btf ? s->progs.fork_tp : s->progs.fork_btf, false);
+	bpf_program__set_autoload(s->progs.exit_btf, tp_btf);
+	bpf_program__set_autoload(s->progs.exit_tp, btf && !tp_btf);
+}
+
+/* The owner of the target maps, and the fork and exit follower. */
 static int targets_open(struct collector *c, const struct features *f)
 {
+	struct targets_gen gen = { .pidns_dev = c->pidns_dev, .pidns_ino = c->pidns_ino };
 	struct targets_bpf *s = targets_bpf__open();
-	bool btf = f->r[FEAT_BTF].ok && c->o.mode != ATTACH_TP_CLASSIC;
+	__u32 zero = 0;
 	int err;
 
 	if (!s)
 		return -errno;
-	bpf_program__set_autoload(btf ? s->progs.fork_tp : s->progs.fork_btf, false);
+	choose_target_progs(s, f, c->o.mode);
 	err = targets_bpf__load(s);
+	if (!err)
+		err = bpf_map__update_elem(s->maps.targets_gen, &zero, sizeof(zero), &gen, sizeof(gen), BPF_ANY);
 	if (!err && f->r[FEAT_TP_SCHED].ok)
 		err = targets_bpf__attach(s);
 	if (err) {
@@ -172,6 +208,46 @@ static int targets_open(struct collector *c, const struct features *f)
 	}
 	c->targets = s;
 	return 0;
+}
+
+int collector_watch_fd(struct collector *c, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	if (c->epoll_fd < 0 && (c->epoll_fd = epoll_create1(EPOLL_CLOEXEC)) < 0)
+		return -errno;
+	return epoll_ctl(c->epoll_fd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
+}
+
+/*
+ * The mapping tracker, whatever families are on: every family's user
+ * stacks are resolved through the mappings it reports.
+ */
+static void open_maptrack(struct collector *c)
+{
+	int err = maptrack__open(&c->maptrack, c->o.maps);
+
+	if (!err)
+		err = collector_watch_fd(c, maptrack__fd(c->maptrack));
+	if (err)
+		snprintf(c->maptrack_why, sizeof(c->maptrack_why), "%s", strerror(-err));
+}
+
+const char *collector__maptrack_why(const struct collector *c)
+{
+	return c->maptrack_why;
+}
+
+int collector__event_fd(const struct collector *c)
+{
+	return c->epoll_fd;
+}
+
+int collector__consume(struct collector *c)
+{
+	int err = c->maptrack ? maptrack__consume(c->maptrack) : 0;
+
+	return err ? err : sample_consume_events(c);
 }
 
 /* A family that fails is named with its reason; the others go on. */
@@ -222,6 +298,8 @@ int collector__open(struct collector **cp, const struct collector_opts *o,
 		return -ENOMEM;
 	c->o = *o;
 	c->stats_fd = -1;
+	c->epoll_fd = -1;
+	find_pidns(c);
 	c->guard_fd = -1;
 	c->ncpus = libbpf_num_possible_cpus();
 	if (c->ncpus <= 0) {
@@ -236,6 +314,8 @@ int collector__open(struct collector **cp, const struct collector_opts *o,
 	}
 	if (o->probe_stats)
 		c->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (o->maps)
+		open_maptrack(c);
 	for (i = 0; i < FAMILY_COUNT; i++)
 		if (o->families & (1U << i))
 			open_family(c, i, f);
@@ -261,6 +341,9 @@ void collector__free(struct collector *c)
 		if (c->priv[i])
 			families[i]->free(c->priv[i]);
 	free(c->tables);
+	maptrack__free(c->maptrack);
+	if (c->epoll_fd >= 0)
+		close(c->epoll_fd);
 	if (c->stats_fd >= 0)
 		close(c->stats_fd);
 	if (c->guard_fd >= 0)
@@ -271,7 +354,8 @@ void collector__free(struct collector *c)
 
 int collector__add_target(struct collector *c, pid_t tgid)
 {
-	__u32 key = tgid, one = 1, zero = 0;
+	/* A PID of our namespace: BPF puts its own in place at the process's first event. */
+	__u32 key = tgid | (c->pidns_ino ? LS_NS_KEY : 0), one = 1, zero = 0;
 	struct targets_gen gen;
 
 	if (!c->targets)
@@ -287,9 +371,10 @@ int collector__add_target(struct collector *c, pid_t tgid)
 	return 0;
 }
 
+/* The mappings made up to now first: the families name and resolve with them. */
 static int drain_families(struct collector *c, struct snapshot *s, bool final)
 {
-	int i, err = 0;
+	int i, err = c->maptrack ? maptrack__consume(c->maptrack) : 0;
 
 	memset(s, 0, sizeof(*s));
 	c->ntables = 0;
@@ -397,5 +482,7 @@ size_t collector__lost(const struct collector *c, struct lost_counter *out, size
 		for (j = 0; j < ops->nlost; j++)
 			out[n++] = (struct lost_counter){ ops->lost_names[j], vals[j] };
 	}
+	if (c->maptrack && n < max)
+		out[n++] = (struct lost_counter){ "maps_lost", maptrack__lost(c->maptrack) };
 	return n;
 }

@@ -71,6 +71,12 @@ struct collector_opts {
 	pid_t target_pid;	/* the workload or -p PID, 0 when none: where uprobes go */
 	uint32_t event_budget;	/* uprobe hits per second before they are detached; 0: default */
 	bool force;		/* keep uprobes over the budget, or system-wide */
+	/*
+	 * Where every executable mapping made while recording goes (the
+	 * mapping tracker, lib/record/maptrack.h), and where the ulocks
+	 * family finds the files that name static locks; NULL: neither.
+	 */
+	struct maps_cache *maps;
 };
 
 /* One drain's worth of rows, valid until the next drain. */
@@ -81,6 +87,7 @@ struct snapshot {
 	size_t nsamples;
 	struct trows *tables;	/* counter tables of the other families */
 	size_t ntables;
+	uint64_t ucontended;	/* user locks' contended acquisitions, waits for an event left out */
 };
 
 /* What one family's programs cost so far (kernel.bpf_stats). */
@@ -123,13 +130,20 @@ struct lost_counter {
 size_t collector__lost(const struct collector *c, struct lost_counter *out, size_t max);
 /*
  * New processes seen by the sampler, announced as they appear: fn is
- * called from collector__consume() for each; event_fd is the descriptor to
- * poll for them (-1 without the sampler).
+ * called from collector__consume() for each. event_fd is the descriptor
+ * to poll for them and for the mapping tracker's records (-1 when there
+ * is neither); consume hands the records to opts.maps first.
  */
 typedef void (*new_process_fn)(void *ctx, uint32_t tgid);
 int collector__watch_processes(struct collector *c, new_process_fn fn, void *ctx);
 int collector__event_fd(const struct collector *c);
 int collector__consume(struct collector *c);
+/*
+ * Why the mapping tracker is not running ("" when it is): user PCs of
+ * processes that map libraries after their first sample, or exit before
+ * a drain, may then stay unresolved.
+ */
+const char *collector__maptrack_why(const struct collector *c);
 /*
  * The cost of every attached family's programs, one entry per family:
  * the number written, or -errno when the kernel does not measure it.

@@ -10,6 +10,7 @@
 
 struct bpf_map;
 struct bpf_object;
+struct maptrack;
 struct targets_bpf;
 
 /*
@@ -61,6 +62,11 @@ struct collector {
 	int stats_fd;		/* BPF_ENABLE_STATS, or -1 */
 	int guard_fd;		/* bpf/guard.bpf.h's map, shared; -1 until asked for */
 	struct targets_bpf *targets;
+	uint64_t pidns_dev;	/* lockstat's PID namespace, 0: the initial one */
+	uint64_t pidns_ino;
+	struct maptrack *maptrack;	/* NULL: not asked for, or refused (maptrack_why) */
+	char maptrack_why[128];
+	int epoll_fd;		/* the tracker's and the sampler's ring buffers, or -1 */
 };
 
 struct family_status *status_of(struct collector *c, enum family f);
@@ -85,6 +91,10 @@ int reuse_target_maps(struct collector *c, struct bpf_map *targets, struct bpf_m
 int reuse_guard(struct collector *c, struct bpf_map *guard);
 /* Children of the workload that could not be followed. */
 uint64_t collector__targets_full(const struct collector *c);
+/* The sampler's new-process announcements waiting in its ring buffer (collect_sample.c). */
+int sample_consume_events(struct collector *c);
+/* Poll fd (an epoll fd of a ring buffer) with the collector's event fd; 0 or -errno. */
+int collector_watch_fd(struct collector *c, int fd);
 /* Copy one stack out of a BPF stack map: the number of frames or -errno. */
 int fetch_stack_map(struct bpf_map *m, int32_t id, uint64_t *frames, int max, int depth);
 

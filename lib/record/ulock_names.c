@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "base/buf.h"
 #include "sym/syms.h"
 #include "record/ulock_names.h"
 
@@ -14,11 +13,12 @@ struct ulock_name_key {
 	uint64_t addr;
 };
 
-int ulock_names__init(struct ulock_names *n)
+int ulock_names__init(struct ulock_names *n, struct maps_cache *maps)
 {
 	struct syms_opts so = { .lines = false, .inlines = false };
 
 	memset(n, 0, sizeof(*n));
+	n->maps = maps;
 	htab_init(&n->locks, sizeof(struct ulock_name_key), sizeof(char *));
 	htab_init(&n->comms, sizeof(uint32_t), sizeof(char *));
 	n->syms = syms__new(&so);
@@ -43,90 +43,20 @@ void ulock_names__free(struct ulock_names *n)
 	memset(n, 0, sizeof(*n));
 }
 
-int ulock_map_parse(const char *line, struct ulock_map *m)
-{
-	unsigned long long start, end, pgoff;
-	int used = 0;
-
-	memset(m, 0, sizeof(*m));
-	if (sscanf(line, "%llx-%llx %*s %llx %*s %*s%n", &start, &end, &pgoff, &used) != 3 || !used)
-		return -EINVAL;
-	m->start = start;
-	m->end = end;
-	m->pgoff = pgoff;
-	line += used;
-	line += strspn(line, " \t");
-	snprintf(m->path, sizeof(m->path), "%.*s", (int)strcspn(line, "\n"), line);
-	return 0;
-}
-
-static const struct ulock_map *file_start(const struct ulock_map *maps, size_t n,
-					  const struct ulock_map *m)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (maps[i].pgoff == 0 && !strcmp(maps[i].path, m->path))
-			return &maps[i];
-	return m;
-}
-
-int ulock_map_find(const struct ulock_map *maps, size_t n, uint64_t addr, const struct ulock_map **ref)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		const struct ulock_map *m = &maps[i];
-
-		if (addr < m->start || addr >= m->end)
-			continue;
-		if (!m->path[0] && i > 0 && maps[i - 1].end == m->start)
-			m = &maps[i - 1];	/* .bss: anonymous, just after its file */
-		if (m->path[0] != '/')
-			return -ENOENT;
-		*ref = file_start(maps, n, m);
-		return 0;
-	}
-	return -ENOENT;
-}
-
-/* Every mapping of tgid, in address order as the kernel lists them. */
-static int read_maps(uint32_t tgid, struct ulock_map **out, size_t *n)
-{
-	char path[64], line[512];
-	size_t cap = 0;
-	FILE *f;
-
-	*out = NULL;
-	*n = 0;
-	snprintf(path, sizeof(path), "/proc/%u/maps", tgid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (grow_array((void **)out, &cap, *n + 1, sizeof(**out))) {
-			fclose(f);
-			return -ENOMEM;
-		}
-		if (!ulock_map_parse(line, &(*out)[*n]))
-			(*n)++;
-	}
-	fclose(f);
-	return 0;
-}
-
+/* The variable at addr, in the file mapped just below it. */
 static const char *find_name(struct ulock_names *n, uint32_t tgid, uint64_t addr)
 {
-	const struct ulock_map *ref;
-	struct ulock_map *maps;
+	const struct proc_map *m = maps_cache__data_map(n->maps, tgid, addr);
 	const char *name = NULL;
-	size_t nmaps;
+	char fdpath[32];
 
-	if (read_maps(tgid, &maps, &nmaps))
+	if (!m && !maps_cache__read_proc(n->maps, tgid))
+		m = maps_cache__data_map(n->maps, tgid, addr);
+	if (!m)
 		return NULL;
-	if (!ulock_map_find(maps, nmaps, addr, &ref))
-		syms__resolve_data(n->syms, ref->path, NULL, 0, ref->start, ref->pgoff, addr, &name);
-	free(maps);
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", m->fd);
+	syms__resolve_data(n->syms, m->fd >= 0 ? fdpath : m->path, m->build_id, m->build_id_len,
+			   m->start, m->pgoff, addr, &name);
 	return name;
 }
 
@@ -164,7 +94,7 @@ const char *ulock_names__comm(struct ulock_names *n, uint32_t tgid)
 			fclose(f);
 		}
 		comm[strcspn(comm, "\n")] = '\0';
-		*slot = strdup(comm);
+		*slot = strdup(comm[0] ? comm : maps_cache__comm(n->maps, tgid));
 	}
 	return *slot ? *slot : "";
 }

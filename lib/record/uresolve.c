@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include "sym/syms.h"
 #include "record/uresolve.h"
 
@@ -39,13 +42,61 @@ static int resolve_anon(struct uresolver *u, uint32_t tgid, uint64_t addr, struc
 	return 0;
 }
 
-int uresolve(void *ctx, uint32_t tgid, uint64_t addr, struct usym_info *out)
+/* No function there: the module and the file offset, for addr2line later. */
+static void fallback_name(struct uresolver *u, const struct proc_map *m, uint64_t addr,
+			  struct usym_info *out)
+{
+	const char *base = strrchr(m->path, '/');
+
+	snprintf(u->fallback, sizeof(u->fallback), "%s+0x%" PRIx64, base ? base + 1 : m->path,
+		 addr - m->start + m->pgoff);
+	out->nframes = 1;
+	out->func_addr = 0;
+	out->frames[0].function = u->fallback;
+	out->frames[0].file = "";
+	out->frames[0].line = 0;
+}
+
+/*
+ * With a build id, the file under its own name first: the cache is keyed
+ * by path, and the file held open is shared by every process mapping
+ * it. The build id tells whether it is still the same file; when it is
+ * not, or is gone, the one held open since capture.
+ */
+/* Whether the file now at the mapping's path is the one that was mapped. */
+static bool still_there(const struct proc_map *m)
+{
+	struct stat st;
+
+	return !m->ino || (!stat(m->path, &st) && st.st_ino == m->ino &&
+			   makedev(major(st.st_dev), minor(st.st_dev)) == m->dev);
+}
+
+static int resolve_file(struct uresolver *u, const struct proc_map *m, uint64_t addr, struct syms_result *r)
+{
+	uint64_t off = addr - m->start + m->pgoff;
+	char fdpath[32];
+	int err = -ENOENT;
+
+	/* Neither held open nor known by its build id: only the same file will do. */
+	if (m->fd < 0 && !m->build_id_len && !still_there(m))
+		return -ENOENT;
+	if (m->build_id_len)
+		err = syms__resolve(u->syms, m->path, m->build_id, m->build_id_len, off, r);
+	if (!err && (r->why == SYMS_NO_FILE || r->why == SYMS_BUILD_ID_MISMATCH))
+		err = -ENOENT;
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", m->fd);
+	if (err)
+		err = syms__resolve(u->syms, m->fd >= 0 ? fdpath : m->path, m->build_id,
+				    m->build_id_len, off, r);
+	return err;
+}
+
+int uresolve(void *ctx, uint32_t tgid, uint64_t addr, uint64_t seen_ns, struct usym_info *out)
 {
 	struct uresolver *u = ctx;
-	const struct proc_map *m = maps_cache__find(u->maps, tgid, addr);
+	const struct proc_map *m = maps_cache__find(u->maps, tgid, addr, u->t0_ns + seen_ns);
 	struct syms_result r;
-	char fdpath[32];
-	int err;
 
 	memset(out, 0, sizeof(*out));
 	if (!m) {
@@ -53,28 +104,15 @@ int uresolve(void *ctx, uint32_t tgid, uint64_t addr, struct usym_info *out)
 		return 0;
 	}
 	out->module = m->path;
+	if (!m->path[0])
+		return resolve_anon(u, tgid, addr, out);
 	if (m->path[0] != '/')
-		return m->path[0] ? (out->why = USYM_NO_SYMTAB, 0) : resolve_anon(u, tgid, addr, out);
-	/*
-	 * With a build id, the file under its own name first: the cache is
-	 * keyed by path, and every process has its own /proc/self/fd/N for
-	 * the same libc. The build id tells whether it is still the same
-	 * file; when it is not, or is gone, the one held open since capture.
-	 */
-	err = -ENOENT;
-	if (m->build_id_len)
-		err = syms__resolve(u->syms, m->path, m->build_id, m->build_id_len,
-				    addr - m->start + m->pgoff, &r);
-	if (!err && (r.why == SYMS_NO_FILE || r.why == SYMS_BUILD_ID_MISMATCH))
-		err = -ENOENT;
-	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", m->fd);
-	if (err)
-		err = syms__resolve(u->syms, m->fd >= 0 ? fdpath : m->path, m->build_id,
-				    m->build_id_len, addr - m->start + m->pgoff, &r);
-	if (err) {
+		out->why = USYM_NO_SYMTAB;	/* [vdso], [vsyscall] */
+	else if (resolve_file(u, m, addr, &r))
 		out->why = USYM_NO_FILE;
-		return 0;
-	}
-	copy_result(&r, out);
+	else
+		copy_result(&r, out);
+	if (out->why != USYM_OK)
+		fallback_name(u, m, addr, out);
 	return 0;
 }

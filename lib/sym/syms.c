@@ -351,7 +351,7 @@ static int resolve_in(struct syms *s, struct syms_file *f, uint64_t addr, struct
 		inl = err ? -1 : syms_dwarf_inl(f, addr);
 	}
 	if (!sym && inl < 0) {
-		r->why = f->nsyms ? SYMS_NO_SYMBOL : SYMS_NO_SYMTAB;
+		r->why = f->nfuncs ? SYMS_NO_SYMBOL : SYMS_NO_SYMTAB;
 		return 0;
 	}
 	if (sym) {

@@ -164,6 +164,7 @@ struct syms_file {
 	size_t nsegs;
 	struct syms_sym *syms;
 	size_t nsyms;
+	size_t nfuncs;		/* of them from the symbol tables, not made up (@plt) */
 	bool lines_done, inls_done;
 	struct syms_line *lines;
 	size_t nlines;

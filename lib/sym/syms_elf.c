@@ -26,7 +26,7 @@ struct sym_tmp {
 	uint64_t size;
 	uint64_t sec_end;
 	const char *name;
-	int rank;		/* 0 global, 1 weak, 2 local: lower wins an address */
+	int rank;		/* 0 global, 1 weak, 2 local, 3 made up (@plt): lower wins an address */
 	size_t order;		/* index in the table: the first of equals wins */
 };
 
@@ -442,6 +442,32 @@ static int finish_syms(struct syms_file *f, struct sym_tmp *t, size_t n)
 	return 0;
 }
 
+/*
+ * The PLT's stubs are in no symbol table: each PLT section becomes one
+ * function, "@plt", as perf names a stub it cannot tell apart, and the
+ * last choice at any address.
+ */
+static int collect_plt(Elf *elf, struct sym_tmp **out, size_t *n)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx, cap = 0;
+	const char *name;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR) ||
+		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)) || strncmp(name, ".plt", 4))
+			continue;
+		if (syms_grow((void **)out, &cap, *n + 1, sizeof(**out)))
+			return -ENOMEM;
+		(*out)[(*n)++] = (struct sym_tmp){ .name = "@plt", .addr = sh.sh_addr, .size = sh.sh_size,
+			.sec_end = sh.sh_addr + sh.sh_size, .rank = 3, .order = SIZE_MAX };
+	}
+	return 0;
+}
+
 static int load_syms(struct syms_file *f)
 {
 	struct sym_tmp *t = NULL;
@@ -454,6 +480,9 @@ static int load_syms(struct syms_file *f)
 		err = collect_syms(f->elf, SHT_SYMTAB, &t, &n);
 	if (!err && !n && f->elf)
 		err = collect_syms(f->elf, SHT_DYNSYM, &t, &n);
+	f->nfuncs = n;
+	if (!err && f->elf)
+		err = collect_plt(f->elf, &t, &n);
 	if (!err)
 		err = finish_syms(f, t, n);
 	free(t);
@@ -684,5 +713,5 @@ void syms_file_close(struct syms_file *f)
 	f->elf = f->delf = f->aelf = NULL;
 	f->segs = NULL;
 	f->syms = NULL;
-	f->nsegs = f->nsyms = 0;
+	f->nsegs = f->nsyms = f->nfuncs = 0;
 }

@@ -120,17 +120,17 @@ static void leaf_hit(const struct profile *p, const struct sample_row_key *k, bo
 	st = stack_of(p, k->ustack);
 	if (!st || !st->nframes) {
 		h->module = "[unknown]";
-		*why = USYM_NO_MAPPING;
+		*why = USYM_NO_STACK;
 		return;
 	}
 	{
 		const struct usym_val *u = profile__usym(p, k->tgid, st->frames[0]);
 
 		h->module = user_module(p, k->tgid, st->frames[0], u);
-		if (!u || !u->nframes) {
-			*why = u ? u->why : USYM_NO_MAPPING;
+		/* Counted as unknown even when named "module+0xOFFSET" (lib/record/uresolve.h). */
+		*why = u ? u->why : USYM_NO_MAPPING;
+		if (!u || !u->nframes)
 			return;
-		}
 		/* The real function (outermost of the inline chain), as kernprof and perf list it. */
 		h->function = profile__str(p, p->uframes[u->first + u->nframes - 1].function);
 		h->addr = u->func_addr;

@@ -46,10 +46,11 @@ static void uframe(struct usym_info *out, const char *fn, const char *file, uint
 }
 
 /* square() is inlined into hot_three(): two frames, the innermost first. */
-static int resolve_user(void *ctx, uint32_t tgid, uint64_t addr, struct usym_info *out)
+static int resolve_user(void *ctx, uint32_t tgid, uint64_t addr, uint64_t seen_ns, struct usym_info *out)
 {
 	(void)ctx;
 	(void)tgid;
+	(void)seen_ns;
 	out->module = addr >= LIBC_LO ? "/lib/libc.so.6" : "/usr/bin/app";
 	if (addr >= 0x401000 && addr < 0x401080) {
 		uframe(out, "square", "app.c", 10);

@@ -27,8 +27,9 @@
 #define FXU_LOCK_WAITS		(10 + 3)
 #define FXU_LOCK_WAIT_NS	(1000 + 30)
 
-static inline int fxu_resolve(void *ctx, uint32_t tgid, uint64_t addr, struct usym_info *out)
+static inline int fxu_resolve(void *ctx, uint32_t tgid, uint64_t addr, uint64_t seen_ns, struct usym_info *out)
 {
+	(void)seen_ns;
 	(void)ctx;
 	memset(out, 0, sizeof(*out));
 	if (tgid != TGID) {

@@ -39,11 +39,16 @@ static int fetch_u(void *ctx, int32_t id, uint64_t *f, int max)
 	return id == 3 ? 1 : 2;
 }
 
-/* A fake symbolizer: hot_one is inlined into hot_three's file. */
-static int resolve(void *ctx, uint32_t tgid, uint64_t addr, struct usym_info *out)
+/*
+ * A fake symbolizer: hot_one is inlined into hot_three's file. Every PC
+ * is first seen in the bucket ending at 1000 and seen again in the next:
+ * the mapping that counts is the one there when it was first seen.
+ */
+static int resolve(void *ctx, uint32_t tgid, uint64_t addr, uint64_t seen_ns, struct usym_info *out)
 {
 	unsigned int *calls = ctx;
 
+	assert_int_equal(seen_ns, 1000);
 	(*calls)++;
 	memset(out, 0, sizeof(*out));
 	out->module = "/opt/hotspots";

@@ -83,50 +83,18 @@ static void test_type_filters(void **state)
 
 /* --- naming ----------------------------------------------------------------- */
 
-static void test_map_find(void **state)
-{
-	static const char *const lines[] = {
-		"55d000000000-55d000001000 r--p 00000000 08:01 42 /usr/bin/prog\n",
-		"55d000001000-55d000002000 r-xp 00001000 08:01 42 /usr/bin/prog\n",
-		"55d000003000-55d000004000 rw-p 00002000 08:01 42 /usr/bin/prog\n",
-		"55d000004000-55d000006000 rw-p 00000000 00:00 0 \n",
-		"55d001000000-55d001021000 rw-p 00000000 00:00 0                          [heap]\n",
-		"7f0000000000-7f0000001000 rw-p 00000000 00:00 0\n",
-	};
-	struct ulock_map maps[6];
-	const struct ulock_map *ref;
-	size_t i;
-
-	(void)state;
-	for (i = 0; i < 6; i++)
-		assert_int_equal(ulock_map_parse(lines[i], &maps[i]), 0);
-	assert_string_equal(maps[0].path, "/usr/bin/prog");
-	assert_string_equal(maps[3].path, "");
-	assert_string_equal(maps[4].path, "[heap]");
-	assert_true(maps[2].pgoff == 0x2000);
-	/* .data, in the file: named through the file's first mapping. */
-	assert_int_equal(ulock_map_find(maps, 6, 0x55d000003010ULL, &ref), 0);
-	assert_ptr_equal(ref, &maps[0]);
-	/* .bss past the file: the file mapping just below. */
-	assert_int_equal(ulock_map_find(maps, 6, 0x55d000005000ULL, &ref), 0);
-	assert_ptr_equal(ref, &maps[0]);
-	/* The heap, anonymous memory after a gap: no file, no name. */
-	assert_int_equal(ulock_map_find(maps, 6, 0x55d001000040ULL, &ref), -ENOENT);
-	assert_int_equal(ulock_map_find(maps, 6, 0x7f0000000010ULL, &ref), -ENOENT);
-	assert_int_equal(ulock_map_find(maps, 6, 0x1000, &ref), -ENOENT);
-	assert_int_equal(ulock_map_parse("garbage\n", &maps[0]), -EINVAL);
-}
-
 /* Our own globals, named as record names a workload's. */
 static void test_names_of_self(void **state)
 {
 	struct ulock_names n;
+	struct maps_cache mc;
 	const char *name;
 	int *heap = malloc(64);
 
 	(void)state;
 	assert_non_null(heap);
-	assert_int_equal(ulock_names__init(&n), 0);
+	maps_cache__init(&mc, 0);
+	assert_int_equal(ulock_names__init(&n, &mc), 0);
 	name = ulock_names__lock(&n, getpid(), (uint64_t)(uintptr_t)&test_global_lock);
 	assert_string_equal(name, "test_global_lock");
 	name = ulock_names__lock(&n, getpid(), (uint64_t)(uintptr_t)&test_global_array[5]);
@@ -135,6 +103,7 @@ static void test_names_of_self(void **state)
 	assert_string_equal(ulock_names__lock(&n, 0x7fffffff, 0x1000), "");
 	assert_true(ulock_names__comm(&n, getpid())[0] != '\0');
 	ulock_names__free(&n);
+	maps_cache__free(&mc);
 	free(heap);
 }
 
@@ -233,7 +202,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_type_names),
 		cmocka_unit_test(test_type_filters),
-		cmocka_unit_test(test_map_find),
 		cmocka_unit_test(test_names_of_self),
 		cmocka_unit_test_setup_teardown(test_view_locks, setup_profile, teardown_profile),
 		cmocka_unit_test_setup_teardown(test_view_filters, setup_profile, teardown_profile),

@@ -1,0 +1,118 @@
+#!/bin/bash
+# User frames resolved in runs of any length. The mappings of every process
+# are reported by the kernel as they are made, so a library mapped after a
+# process's first sample, or by a process gone before the next drain, or
+# unloaded before the end, still names its PCs; many runs in a row, since a
+# race shows in some runs only. A file that names nothing shows as
+# module+0xOFFSET, an offset addr2line takes. Compared with perf on the
+# same program.
+. "$(dirname "$0")/lib.sh"
+require_root; require_btf; require_cmd jq
+
+UC=$WL/ucases
+RUNS=${USYMS_RUNS:-10}
+
+# The unresolved user samples of a hits JSON: every cause but a lost stack.
+unresolved() { jq '[.unknown | to_entries[] | select(.key != "no user stack") | .value] | add' "$1"; }
+user_samples() { jq '.total_samples - .kernel_samples' "$1"; }
+
+# chat: two threads over pipes, their user time in libc's read and write.
+bad=0 none=0 total=0
+for i in $(seq "$RUNS"); do
+	"$LOCKSTAT" record -q -e locks,sample,fd -F 999 -o c.data -- "$WL/chat" -d 0.5 >/dev/null 2>&1
+	"$LOCKSTAT" report -i c.data --view hits --user -f json >c.json
+	u=$(unresolved c.json)
+	n=$(user_samples c.json)
+	total=$((total + n))
+	[ "$u" = 0 ] || { bad=$((bad + 1)); echo "# run $i: $u of $n user samples unresolved"; }
+	jqe '[.functions[] | select(.module | test("/libc\\.so")) | .symbol] | any(test("read|write"))' c.json ||
+		none=$((none + 1))
+done
+check "chat, $RUNS runs of -e locks,sample,fd: every user sample resolved ($bad runs with some unresolved, $total samples)" \
+	test "$bad" = 0 -a "$total" -gt 0
+check "and libc's read or write among them in every run ($none without)" test "$none" = 0
+
+# A 0.1 s process: its libraries are mapped after exec, and it is gone before any drain.
+bad=0 total=0
+for i in $(seq "$RUNS"); do
+	"$LOCKSTAT" record -q -e sample -F 999 -o s.data -- "$UC" --libc -d 0.1 >/dev/null 2>&1
+	"$LOCKSTAT" report -i s.data --view hits --user -f json >s.json
+	u=$(unresolved s.json)
+	total=$((total + $(user_samples s.json)))
+	[ "$u" = 0 ] || bad=$((bad + 1))
+done
+check "a 0.1 s process, $RUNS runs: every user sample resolved ($bad runs with some unresolved, $total samples)" \
+	test "$bad" = 0 -a "$total" -gt 0
+
+# Two libraries dlopen'd after the first sample, each unloaded before the
+# process exits, maybe at the same address: each PC is named in its own.
+"$LOCKSTAT" record -q -e sample -F 999 -o d.data -- "$UC" --dlopen -d 1.5 >d.out 2>&1
+rc=$?
+if [ "$rc" != 0 ]; then
+	sed 's/^/# /' d.out
+	not_ok "ucases --dlopen ran (exit $rc)"
+else
+	"$LOCKSTAT" report -i d.data --view hits --user -f json >d.json
+	z=$(jq '[.functions[] | select(.module | test("/libz\\.so")) | .samples] | add' d.json)
+	x=$(jq '[.functions[] | select(.module | test("/liblzma\\.so")) | .samples] | add' d.json)
+	check "libz, loaded and unloaded, has its samples ($z)" test "${z:-null}" != null
+	check "so has liblzma, loaded after it ($x)" test "${x:-null}" != null
+	check "none of them without its mapping, nor without a name" \
+		jqe '.unknown["no mapping"] == 0 and ([.functions[] | .symbol != "[unknown]" or .module == "[unknown]"] | all)' d.json
+	check "libz's are in crc32, liblzma's in lzma_crc64 or the functions it calls" \
+		jqe '[.functions[] | select(.module | test("/libz\\.so")) | .symbol] | any(test("crc32"))' d.json
+fi
+
+# xz: its time is in liblzma, mapped by the loader after exec; stripped but
+# for its exported symbols, so named by function or by offset, never lost.
+if command -v xz >/dev/null 2>&1; then
+	head -c 3000000 /dev/urandom >in.bin
+	bad=0 lz=0 total=0
+	for i in 1 2 3; do
+		"$LOCKSTAT" record -q -e sample -F 999 -o x.data -- xz -T1 -6 -c in.bin >/dev/null 2>&1
+		"$LOCKSTAT" report -i x.data --view hits --user -f json >x.json
+		n=$(user_samples x.json)
+		total=$((total + n))
+		lz=$((lz + $(jq '[.functions[] | select(.module | test("/liblzma\\.so")) | .samples] | add // 0' x.json)))
+		jqe '.unknown["no mapping"] == 0' x.json || bad=$((bad + 1))
+	done
+	check "xz -T1 -6, 3 runs: no user sample without its mapping ($bad runs with some)" test "$bad" = 0
+	check "most of them in liblzma ($lz of $total)" test "$total" -gt 0 -a $((lz * 2)) -gt "$total"
+else
+	echo "# SKIP: xz is not installed: the xz runs"
+fi
+
+# A stripped binary: no function names, but the module and the file offset,
+# which addr2line turns back into the function with the unstripped file.
+cp "$UC" ucases.full
+strip -s -o ucases.stripped ucases.full
+"$LOCKSTAT" record -q -e sample -F 999 -o st.data -- ./ucases.stripped --libc -d 1 >/dev/null 2>&1
+"$LOCKSTAT" report -i st.data --view hits --user --module '*ucases.stripped' -f json >st.json
+frames=$(jq -r '.functions[].symbol' st.json)
+check "frames in the stripped binary show as ucases.stripped+0xOFFSET" \
+	test -n "$frames" -a -z "$(echo "$frames" | grep -v '^ucases\.stripped+0x[0-9a-f]*$')"
+top=$(jq -r '[.functions[] | select(.symbol | startswith("ucases.stripped+"))][0].symbol' st.json)
+fn=$(addr2line -f -e ucases.full "${top#ucases.stripped+}" 2>/dev/null | head -1)
+check "addr2line names the hottest of them in the unstripped file: $top = $fn" \
+	test "$fn" = cmp_int -o "$fn" = libc_round
+check "the report counts them as unknown all the same" jqe '.unknown["no symbol table"] > 0' st.json
+
+# The same program under perf: the user functions perf names, lockstat names
+# alike, with shares within 5 points (two runs of a deterministic loop).
+if ! command -v perf >/dev/null 2>&1; then
+	echo "# SKIP: perf is not installed: the comparison with perf"
+elif ! perf record -q -F 999 -e cpu-clock -o p.data -- "$UC" --libc -d 3 >/dev/null 2>&1; then
+	not_ok "perf record of ucases --libc"
+else
+	"$LOCKSTAT" record -q -e sample -F 999 -o l.data -- "$UC" --libc -d 3 >/dev/null 2>&1
+	"$LOCKSTAT" report -i l.data --view hits -f json >l.json
+	norm() { sed -E 's/\.(part|isra|constprop|cold|lto_priv)\.[0-9]+//g; s/\.cold$//'; }
+	perf report -i p.data --no-children --sort sym --stdio 2>/dev/null |
+		awk '$2 == "[.]" { sub("%", "", $1); print $1, $3 }' | norm >perf.txt
+	jq -r '.functions[] | select(.kernel | not) | "\(.percent) \(.symbol)"' l.json | norm >ours.txt
+	awk 'NR == FNR { ours[$2] += $1; next }
+	     $1 >= 2 { d = ours[$2] - $1; if (!($2 in ours) || d > 5 || d < -5) { print "# " $2 ": perf " $1 "%, lockstat " ($2 in ours ? ours[$2] "%" : "none"); bad++ } ; n++ }
+	     END { exit bad || !n }' ours.txt perf.txt
+	check "perf's user functions of ucases --libc (>= 2 %) are lockstat's, shares within 5 points" test $? = 0
+fi
+done_testing
