@@ -16,6 +16,7 @@
 #include "contention.h"
 #include "targets.bpf.h"
 #include "hist.h"
+#include "lockname.bpf.h"
 
 /* The per-CPU spin stack is indexed with a mask the 6.1 verifier can follow. */
 _Static_assert((LS_PENDING_SPIN_DEPTH & (LS_PENDING_SPIN_DEPTH - 1)) == 0,
@@ -334,6 +335,7 @@ static void account(const struct cont_key *key, __u64 delta)
 	if (!v) {
 		struct cont_val zero = { .min_ns = ~0ULL };
 
+		lockname_note(key->lock_addr);	/* before the row: a drain that sees it sees this */
 		bpf_map_update_elem(&stats, key, &zero, BPF_NOEXIST);
 		v = bpf_map_lookup_elem(&stats, key);
 		if (!v) {

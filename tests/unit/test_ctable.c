@@ -71,8 +71,7 @@ static struct pwriter *open_writer(int fd, const struct ksyms *ks)
 	struct pwriter_opts o = {
 		.fd = fd,
 		.ksyms = ks,
-		.rq_locks = fx_rq_locks,
-		.nrq_locks = sizeof(fx_rq_locks) / sizeof(fx_rq_locks[0]),
+		.name_lock = fx_name_lock,
 		.fetch_stack = test_fetch_stack,
 		.recording_id = fx_recording_id,
 		.created_ns = FX_CREATED_NS,
