@@ -5,13 +5,16 @@
  * from contention.bpf.c so that a kernel without one of these fields only
  * loses the names that need it.
  *
- *   find_rq_locks  every CPU's rq->__lock, through the BTF-typed task
+ *   find_rq_locks  every CPU's struct rq, through the BTF-typed task
  *                  group of the current task: its cfs_rq[cpu]->rq is that
  *                  CPU's run queue (the per-CPU runqueues symbol is not
  *                  resolvable without CONFIG_KALLSYMS_ALL)
  *   check_zones    which addresses are a zone's lock: the zone's
  *                  zone_pgdat must point back at a node whose
  *                  node_zones[] holds it
+ *   find_zones     two real zones' locks, for the self-check of
+ *                  check_zones: through the current task's memory
+ *                  cgroup, whose per-node lruvec points at the node
  *   read_caches    size, slab order, red zone and name of kmem_caches
  *   self_check     addresses and slab caches of locks in lockstat's own
  *                  objects, for the self-check of the slab path
@@ -102,6 +105,36 @@ struct pglist_data___names {
 	struct zone___names node_zones[1];
 } __core;
 
+/* Local: vmlinux.h has neither; CO-RE takes the running kernel's value. */
+enum cgroup_subsys_id___names {
+	memory_cgrp_id = 4,
+};
+
+struct cgroup_subsys_state___names {
+	long refcnt;
+} __core;
+
+struct css_set___names {
+	struct cgroup_subsys_state___names *subsys[1];
+} __core;
+
+struct lruvec___names {
+	struct pglist_data___names *pgdat;
+} __core;
+
+struct mem_cgroup_per_node___names {
+	struct lruvec___names lruvec;
+} __core;
+
+struct mem_cgroup___names {
+	struct cgroup_subsys_state___names css;
+	struct mem_cgroup_per_node___names *nodeinfo[1];
+} __core;
+
+struct task_struct___cgroups {
+	struct css_set___names *cgroups;
+} __core;
+
 struct kmem_cache_order_objects___names {
 	unsigned int x;
 } __core;
@@ -122,8 +155,11 @@ extern struct kmem_cache___names *bpf_get_kmem_cache(__u64 addr) __ksym __weak;
 const volatile __u32 nr_cpus;
 
 /* find_rq_locks: out */
-__u64 rq_lock_addrs[LS_MAX_CPUS];
+__u64 rq_addrs[LS_MAX_CPUS];
 __u32 rq_how;			/* 0: no task group in this kernel's BTF, 1: found */
+
+/* find_zones: out, 0 where the kernel has no memory cgroups */
+__u64 zone_locks[2];
 
 /* check_zones: in addrs/naddrs, out is_zone */
 __u64 addrs[LS_NAMES_BATCH];
@@ -173,7 +209,7 @@ int find_rq_locks(void *ctx)
 		/* A wrong turn would land on some other memory: its cpu says so. */
 		if (bpf_core_field_exists(rq->cpu) && BPF_CORE_READ(rq, cpu) != (int)i)
 			continue;
-		rq_lock_addrs[i] = (__u64)&rq->__lock;
+		rq_addrs[i] = (__u64)rq;
 	}
 	return 0;
 }
@@ -202,6 +238,45 @@ int check_zones(void *ctx)
 
 	for (i = 0; i < LS_NAMES_BATCH && i < naddrs; i++)
 		is_zone[i] = is_zone_lock(addrs[i]);
+	return 0;
+}
+
+/* The node of the current task's memory cgroup: its per-node lruvec knows it. */
+static struct pglist_data___names *current_node(void)
+{
+	struct task_struct___cgroups *task = (struct task_struct___cgroups *)bpf_get_current_task();
+	__u64 id = bpf_core_enum_value(enum cgroup_subsys_id___names, memory_cgrp_id);
+	struct css_set___names *cset = BPF_CORE_READ(task, cgroups);
+	struct cgroup_subsys_state___names *css = NULL;
+	struct mem_cgroup_per_node___names *pn = NULL;
+	__u64 memcg;
+
+	if (!bpf_core_enum_value_exists(enum cgroup_subsys_id___names, memory_cgrp_id) || !cset ||
+	    bpf_probe_read_kernel(&css, sizeof(css), (void *)cset +
+				  bpf_core_field_offset(struct css_set___names, subsys) + id * sizeof(css)) ||
+	    !css)
+		return NULL;
+	memcg = (__u64)css - bpf_core_field_offset(struct mem_cgroup___names, css);
+	if (bpf_probe_read_kernel(&pn, sizeof(pn),
+				  (void *)memcg + bpf_core_field_offset(struct mem_cgroup___names, nodeinfo)))
+		return NULL;
+	return BPF_CORE_READ(pn, lruvec.pgdat);
+}
+
+SEC("raw_tp/bpf_test_finish")
+int find_zones(void *ctx)
+{
+	struct pglist_data___names *pgdat = current_node();
+	__u64 size = bpf_core_type_size(struct zone___names);
+	__u64 nr = bpf_core_field_size(struct pglist_data___names, node_zones) / size;
+	__u64 first;
+
+	if (!pgdat || !nr)
+		return 0;
+	first = (__u64)pgdat + bpf_core_field_offset(struct pglist_data___names, node_zones) +
+		bpf_core_field_offset(struct zone___names, lock);
+	zone_locks[0] = first;
+	zone_locks[1] = first + (nr - 1) * size;
 	return 0;
 }
 

@@ -23,6 +23,7 @@
 #include "format/locktype.h"
 #include "record/kfeatures.h"
 #include "record/lockname.h"
+#include "sym/btfname.h"
 #include "sym/slabname.h"
 #include "names.h"
 #include "names.skel.h"
@@ -41,8 +42,11 @@ struct lockname {
 	uint64_t page_size;
 	int caches_fd;		/* contention's lock_caches, or -1 */
 	bool slab;		/* slab programs loaded, self-check passed */
-	uint64_t *rq;
+	uint64_t *rq;		/* every CPU's struct rq */
 	size_t nrq;
+	int rq_type;		/* BTF id of struct rq */
+	uint32_t rq_size;
+	bool zones;		/* check_zones loaded, and right on real zones */
 	struct htab caches;	/* uint64 kmem_cache -> struct slab_cache */
 	struct htab names;	/* uint64 lock address -> struct name_entry */
 	uint64_t zone_batch[LS_NAMES_BATCH];
@@ -82,7 +86,7 @@ static int load_names(struct lockname *ln, bool with_slab)
 	return 0;
 }
 
-/* Every CPU's rq->__lock: one run, at start. */
+/* Every CPU's struct rq: one run, at start. */
 static void find_rq(struct lockname *ln)
 {
 	int i, err = run(ln->skel->progs.find_rq_locks);
@@ -92,16 +96,75 @@ static void find_rq(struct lockname *ln)
 			 "no rq.__lock: this kernel has no task groups (CONFIG_CGROUP_SCHED)");
 		return;
 	}
+	ln->rq_type = btfname_find_struct(ln->btf, "rq", &ln->rq_size);
 	ln->rq = err ? NULL : calloc(ln->ncpus, sizeof(*ln->rq));
 	for (i = 0; ln->rq && i < ln->ncpus && i < LS_MAX_CPUS; i++)
-		if (ln->skel->bss->rq_lock_addrs[i])
-			ln->rq[ln->nrq++] = ln->skel->bss->rq_lock_addrs[i];
+		if (ln->skel->bss->rq_addrs[i])
+			ln->rq[ln->nrq++] = ln->skel->bss->rq_addrs[i];
 	if (!ln->rq)
 		snprintf(ln->rq_status, sizeof(ln->rq_status), "no rq.__lock: %s",
 			 strerror(err ? -err : ENOMEM));
 	else
 		snprintf(ln->rq_status, sizeof(ln->rq_status),
 			 "rq.__lock (%zu of %d CPUs, from the task group's cfs_rq[cpu]->rq)", ln->nrq, ln->ncpus);
+}
+
+/* "rq.__lock", or another lock of a CPU's struct rq ("rq.cfs.removed.lock"). */
+static int rq_field(const struct lockname *ln, uint64_t addr, char *buf, size_t len)
+{
+	char field[96];
+	size_t i;
+
+	for (i = 0; ln->rq_type > 0 && i < ln->nrq; i++) {
+		if (addr < ln->rq[i] || addr - ln->rq[i] >= ln->rq_size)
+			continue;
+		if (btfname_member(ln->btf, ln->rq_type, addr - ln->rq[i], field, sizeof(field)))
+			return -ENOENT;
+		snprintf(buf, len, "rq.%s", field);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* Run check_zones on up to LS_NAMES_BATCH addresses; is_zone[] has the verdicts. */
+static int check_zones(struct lockname *ln, const uint64_t *addrs, size_t n)
+{
+	memcpy(ln->skel->bss->addrs, addrs, n * sizeof(*addrs));
+	ln->skel->bss->naddrs = n;
+	return run(ln->skel->progs.check_zones);
+}
+
+/*
+ * check_zones on two real zones (found through the memory cgroup) and on
+ * two addresses that are not a zone's lock: any wrong verdict turns
+ * zone.lock off.
+ */
+static void zone_self_check(struct lockname *ln)
+{
+	const __u64 *z = ln->skel->bss->zone_locks;
+	uint64_t probe[4];
+	const __u8 *yes = ln->skel->bss->is_zone;
+	int err = run(ln->skel->progs.find_zones);
+
+	if (!err && !z[0]) {
+		ln->zones = true;
+		snprintf(ln->zone_status, sizeof(ln->zone_status),
+			 "zone.lock (the zone's node points back at it; unchecked: no memory cgroup)");
+		return;
+	}
+	probe[0] = z[0];
+	probe[1] = z[1];
+	probe[2] = z[0] + 4;
+	probe[3] = ln->nrq ? ln->rq[0] : z[0] - 4;
+	if (!err)
+		err = check_zones(ln, probe, 4);
+	ln->zones = !err && yes[0] && yes[1] && !yes[2] && !yes[3];
+	if (ln->zones)
+		snprintf(ln->zone_status, sizeof(ln->zone_status),
+			 "zone.lock (the zone's node points back at it; self-check: 2 zones told from 2 other addresses)");
+	else
+		snprintf(ln->zone_status, sizeof(ln->zone_status), "no zone.lock: the self-check failed%s%s",
+			 err ? ": " : "", err ? strerror(-err) : "");
 }
 
 static void free_cache(struct slab_cache *c)
@@ -252,7 +315,7 @@ static void open_programs(struct lockname *ln)
 		return;
 	}
 	find_rq(ln);
-	snprintf(ln->zone_status, sizeof(ln->zone_status), "zone.lock (the zone's node points back at it)");
+	zone_self_check(ln);
 	if (kfunc && bpf_program__fd(ln->skel->progs.self_check) >= 0)
 		self_check(ln);
 }
@@ -309,7 +372,7 @@ size_t lockname__sources(const struct lockname *ln, struct lockname_source *out,
 {
 	const struct lockname_source all[] = {
 		{ "rq.__lock", ln->nrq > 0, ln->rq_status },
-		{ "zone.lock", ln->skel != NULL, ln->zone_status },
+		{ "zone.lock", ln->zones, ln->zone_status },
 		{ "slab fields", ln->slab, ln->slab_status },
 	};
 	size_t i;
@@ -338,16 +401,6 @@ void lockname__class_checks(const struct lockname *ln, uint64_t *agree, uint64_t
 
 /* --- naming at drain time --------------------------------------------------- */
 
-static bool is_rq(const struct lockname *ln, uint64_t addr)
-{
-	size_t i;
-
-	for (i = 0; i < ln->nrq; i++)
-		if (ln->rq[i] == addr)
-			return true;
-	return false;
-}
-
 /* The slab cache noted for addr (0: not in a slab); -ENOENT: none noted. */
 static int noted_cache(struct lockname *ln, uint64_t addr, uint64_t *cache)
 {
@@ -362,11 +415,7 @@ static void flush_zones(struct lockname *ln)
 	struct name_entry *e;
 	size_t i;
 
-	if (!ln->nzone)
-		return;
-	memcpy(ln->skel->bss->addrs, ln->zone_batch, ln->nzone * sizeof(uint64_t));
-	ln->skel->bss->naddrs = ln->nzone;
-	if (!run(ln->skel->progs.check_zones)) {
+	if (ln->nzone && !check_zones(ln, ln->zone_batch, ln->nzone)) {
 		for (i = 0; i < ln->nzone; i++) {
 			e = ln->skel->bss->is_zone[i] ? htab_find(&ln->names, &ln->zone_batch[i]) : NULL;
 			if (e)
@@ -395,12 +444,14 @@ static void name_new(struct lockname *ln, const struct cont_key *k, struct name_
 {
 	uint64_t addr = k->lock_addr, cache;
 
-	if (is_rq(ln, addr)) {
-		snprintf(e->name, sizeof(e->name), "rq.__lock");
-	} else if (!noted_cache(ln, addr, &cache) && cache) {
+	bool noted = !noted_cache(ln, addr, &cache);	/* read once, and deleted: the map stays small */
+
+	if (!rq_field(ln, addr, e->name, sizeof(e->name))) {
+		return;
+	} else if (noted && cache) {
 		slab_lock_name(ln, cache, addr, e->name, sizeof(e->name));
 		check_class(ln, k->lock_class, e->name);
-	} else if (ln->skel && !k->lock_class) {
+	} else if (ln->zones && !k->lock_class) {
 		ln->zone_batch[ln->nzone++] = addr;
 		if (ln->nzone == LS_NAMES_BATCH)
 			flush_zones(ln);
