@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "base/clock.h"
 #include "base/htab.h"
 #include "base/log.h"
 #include "format/locktype.h"
@@ -323,6 +324,7 @@ static void open_programs(struct lockname *ln)
 int lockname__open(struct lockname **out, int ncpus)
 {
 	struct lockname *ln = calloc(1, sizeof(*ln));
+	uint64_t t0;
 
 	*out = NULL;
 	if (!ln)
@@ -333,10 +335,12 @@ int lockname__open(struct lockname **out, int ncpus)
 	ln->btf = vmlinux_btf();
 	htab_init(&ln->caches, sizeof(uint64_t), sizeof(struct slab_cache));
 	htab_init(&ln->names, sizeof(uint64_t), sizeof(struct name_entry));
+	t0 = now_ns();
 	open_programs(ln);
 	snprintf(ln->status, sizeof(ln->status), "%s, %s; %s", ln->rq_status, ln->zone_status,
 		 ln->slab_status);
 	pr_info("lock names: %s\n", ln->status);
+	pr_debug("lock names: programs loaded and checked in %.1f ms\n", (now_ns() - t0) / 1e6);
 	*out = ln;
 	return 0;
 }
