@@ -402,6 +402,86 @@ static int index_mmap_locks(struct lock_view *v)
 	return 0;
 }
 
+/* Has addr a name better than its address: a symbol, a class, a field? */
+static bool has_real_name(const struct lock_view *v, const struct htab *names, uint64_t addr)
+{
+	const uint32_t *known = htab_find(names, &addr);
+	const struct ksym *sym = ksyms_find_data(&v->p->ksyms, addr);
+
+	return (known && *known && !anon_lock_name(profile__str(v->p, *known - 1))) ||
+	       (sym && sym->addr == addr) || htab_find(&v->anon, &addr);
+}
+
+struct hold_func {
+	uint64_t acquired;
+	char func[128];
+};
+
+/* Acquisitions per anonymous lock and function of the hold table. */
+static int count_hold_funcs(struct lock_view *v, const struct htab *names, struct htab *per_func)
+{
+	const struct ptable *t = profile__table(v->p, "hold");
+	int lc = ptable__col(t, "lock"), sc = ptable__col(t, "stack"), ac = ptable__col(t, "acquired");
+	uint64_t key[2];
+	struct hold_func *hf;
+	const uint64_t *row;
+	char caller[256];
+	size_t it = 0;
+
+	while (t && lc >= 0 && sc >= 0 && ac >= 0 && (row = htab_next(&t->rows, &it, NULL))) {
+		if (has_real_name(v, names, row[lc]) || htab_find(&v->mmap_locks, &row[lc]))
+			continue;
+		profile__caller(v->p, (int32_t)row[sc], caller, sizeof(caller));
+		if (caller[0] == '[')
+			continue;
+		caller[strcspn(caller, "+")] = '\0';
+		key[0] = row[lc];
+		key[1] = hash_bytes(caller, strlen(caller));
+		if (!(hf = htab_get(per_func, key, NULL)))
+			return -ENOMEM;
+		hf->acquired += row[ac];
+		snprintf(hf->func, sizeof(hf->func), "%s", caller);
+	}
+	return 0;
+}
+
+/*
+ * A lock known from the hold table only is named as the contention rows'
+ * anonymous locks are, by its busiest function (here, by acquisitions):
+ * one name for all its rows, whatever caller each has.
+ */
+static int name_hold_only_locks(struct lock_view *v, const struct htab *names)
+{
+	struct htab per_func, best;
+	const struct hold_func *hf;
+	struct hold_func *b;
+	const uint64_t *key;
+	char name[320];
+	uint32_t *id;
+	size_t it = 0;
+	int inserted, err;
+
+	htab_init(&per_func, 2 * sizeof(uint64_t), sizeof(struct hold_func));
+	htab_init(&best, sizeof(uint64_t), sizeof(struct hold_func));
+	err = count_hold_funcs(v, names, &per_func);
+	while (!err && (hf = htab_next(&per_func, &it, (const void **)&key))) {
+		b = htab_get(&best, &key[0], &inserted);
+		if (!b)
+			err = -ENOMEM;
+		else if (inserted || hf->acquired > b->acquired ||
+			 (hf->acquired == b->acquired && strcmp(hf->func, b->func) < 0))
+			*b = *hf;
+	}
+	for (it = 0; !err && (hf = htab_next(&best, &it, (const void **)&key));) {
+		snprintf(name, sizeof(name), "0x%" PRIx64 "@%s", key[0], hf->func);
+		id = htab_get(&v->anon, &key[0], NULL);
+		err = id ? intern(v, name, id) : -ENOMEM;
+	}
+	htab_free(&per_func);
+	htab_free(&best);
+	return err;
+}
+
 static int add_holds(struct lock_view *v, struct htab *index, const struct lock_filter *f)
 {
 	struct htab names;
@@ -415,6 +495,8 @@ static int add_holds(struct lock_view *v, struct htab *index, const struct lock_
 	err = index_names(v->p, &names);
 	if (!err)
 		err = index_mmap_locks(v);
+	if (!err)
+		err = name_hold_only_locks(v, &names);
 	for (i = 0; !err && i < sizeof(hold_sources) / sizeof(hold_sources[0]); i++) {
 		const struct ptable *t = profile__table(v->p, hold_sources[i].table);
 		const uint64_t *row;
