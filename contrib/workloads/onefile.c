@@ -14,8 +14,10 @@
  *
  * Output is a contract (tests and benchmarks parse it): one line on
  * stdout,
- *   onefile: mode=pos workers=2 ops=1234567 secs=3.001 ops/s=411234
- * or with -q the ops/s integer alone.
+ *   onefile: mode=pos overlap=97.0% workers=2 ops=1234567 secs=3.001 ops/s=411234
+ * or with -q the ops/s integer alone.  overlap= (2 workers or more) is how
+ * much of the run the workers ran at once (workload.h, wl_beat()): the
+ * lock is contended only while they do.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -29,6 +31,8 @@
 
 #define PROG		"onefile"
 #define OPT_MODE	256	/* long-only */
+/* 16 ops, a few microseconds: a time slice rarely falls inside a batch. */
+#define WL_BEAT_OPS	16
 
 #include "workload.h"
 
@@ -57,7 +61,8 @@ static void usage(FILE *f)
 	      "            file made in $TMPDIR (or /tmp) and removed at exit\n"
 	      WL_USAGE_QUIET_HELP
 	      "Prints one line on stdout:\n"
-	      "  " PROG ": mode=pos|write workers=N ops=N secs=S.SSS ops/s=N\n"
+	      "  " PROG ": mode=pos|write [overlap=P.P%] workers=N ops=N secs=S.SSS ops/s=N\n"
+	      "overlap: the share of the run the workers ran at once (2 workers or more)\n"
 	      WL_USAGE_EXIT,
 	      f);
 }
@@ -118,7 +123,10 @@ static void run_worker(unsigned int id)
 		ctl->stop = 1;
 	wait_for_go();
 	while (fd >= 0 && ops < quota && !ctl->stop) {
-		ssize_t n = opt.write ? pwrite(fd, buf, sizeof(buf), 0) : read(fd, buf, 1);
+		ssize_t n;
+
+		wl_beat(id, ops);
+		n = opt.write ? pwrite(fd, buf, sizeof(buf), 0) : read(fd, buf, 1);
 
 		if (n < 0) {
 			fail(s, opt.write ? "pwrite" : "read");
