@@ -165,7 +165,7 @@ onefile_ok() {
 	local wl=$dir/../build/workloads/onefile out rc m
 	for m in pos write; do
 		out=$(TMPDIR=$tmp "$wl" --mode $m -t 2 -n 1000) &&
-			grep -Eq "^onefile: mode=$m workers=2 ops=1000 " <<<"$out" || { echo "onefile --mode $m: $out" >&2; return 1; }
+			grep -Eq "^onefile: mode=$m overlap=[0-9]+\.[0-9]% workers=2 ops=1000 " <<<"$out" || { echo "onefile --mode $m: $out" >&2; return 1; }
 	done
 	[ -z "$(ls "$tmp" | grep '^onefile\.')" ] || { echo "onefile left its file in $tmp" >&2; return 1; }
 	"$wl" --mode read 2>"$tmp/of.err"; rc=$?
