@@ -50,7 +50,7 @@ TOOL_SRCS := $(wildcard tool/*.c)
 LIB_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 TOOL_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(TOOL_SRCS))
 # lib files that need no skeleton and no root: the unit-tested core
-CORE_SRCS := $(filter-out lib/record/collector.c lib/record/collect_%.c lib/record/kfeatures.c,$(LIB_SRCS))
+CORE_SRCS := $(filter-out lib/record/collector.c lib/record/collect_%.c lib/record/kfeatures.c lib/record/lockname.c,$(LIB_SRCS))
 ASAN_CORE_OBJS := $(patsubst %.c,$(OUTPUT)/asan/%.o,$(CORE_SRCS))
 # The whole tool under ASan/UBSan: report, fsck and friends need no root,
 # so the unit tier runs them on the fixtures in tests/data.
@@ -72,7 +72,7 @@ $(OUTPUT)/.deps-ok:
 	$(Q)contrib/check-deps.sh
 	$(Q)mkdir -p $(@D) && touch $@
 
-$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c bpf/%.h bpf/targets.bpf.h bpf/guard.bpf.h bpf/targets.h bpf/hist.h bpf/vmlinux/vmlinux.h | $(OUTPUT)/.deps-ok
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c bpf/%.h bpf/targets.bpf.h bpf/guard.bpf.h bpf/lockname.bpf.h bpf/targets.h bpf/hist.h bpf/vmlinux/vmlinux.h | $(OUTPUT)/.deps-ok
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp

@@ -17,6 +17,7 @@
 #include "targets.bpf.h"
 #include "guard.bpf.h"
 #include "hist.h"
+#include "lockname.bpf.h"
 
 /* The per-CPU spin stack is indexed with a mask the 6.1 verifier can follow. */
 _Static_assert((LS_PENDING_SPIN_DEPTH & (LS_PENDING_SPIN_DEPTH - 1)) == 0,
@@ -339,6 +340,7 @@ static void account(const struct cont_key *key, __u64 delta)
 	if (!v) {
 		struct cont_val zero = { .min_ns = ~0ULL };
 
+		lockname_note(key->lock_addr);	/* before the row: a drain that sees it sees this */
 		bpf_map_update_elem(&stats, key, &zero, BPF_NOEXIST);
 		v = bpf_map_lookup_elem(&stats, key);
 		if (!v) {

@@ -160,6 +160,20 @@ statloop_ok() {
 	[ $rc = 1 ] && grep -q 'stat /nonexistent/path' "$tmp/sl.err"
 }
 check "statloop: ns per stat, exact op count, usage and runtime errors" statloop_ok
+# onefile (the lock names' known file): both modes, its temp file removed, usage and runtime errors.
+onefile_ok() {
+	local wl=$dir/../build/workloads/onefile out rc m
+	for m in pos write; do
+		out=$(TMPDIR=$tmp "$wl" --mode $m -t 2 -n 1000) &&
+			grep -Eq "^onefile: mode=$m overlap=[0-9]+\.[0-9]% workers=2 ops=1000 " <<<"$out" || { echo "onefile --mode $m: $out" >&2; return 1; }
+	done
+	[ -z "$(ls "$tmp" | grep '^onefile\.')" ] || { echo "onefile left its file in $tmp" >&2; return 1; }
+	"$wl" --mode read 2>"$tmp/of.err"; rc=$?
+	[ $rc = 2 ] && grep -q -- "--mode wants pos or write" "$tmp/of.err" || { echo "onefile --mode read: exit $rc" >&2; return 1; }
+	"$wl" -p /nonexistent/dir/f -n 10 2>"$tmp/of.err"; rc=$?
+	[ $rc = 1 ] && grep -q 'open /nonexistent/dir/f' "$tmp/of.err"
+}
+check "onefile: both modes, exact op count, no file left, usage and runtime errors" onefile_ok
 check "vm61-fdstorm.data: --view tables lists the mmap_lock table with its columns" tables_ok
 check "report --table and --view: every misuse is one clear line and the right exit" tables_errors_ok
 check "diff: each side's counts and wait totals are report's, lock for lock" diff_counts_ok

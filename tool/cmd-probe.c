@@ -13,6 +13,7 @@
 #include "base/exitcode.h"
 #include "base/json.h"
 #include "record/kfeatures.h"
+#include "record/lockname.h"
 #include "base/log.h"
 #include "out/output.h"
 
@@ -77,6 +78,51 @@ static void print_families(const struct features *f, enum attach_mode want, enum
 	out_table__free(t);
 }
 
+static const struct out_col names_cols[] = {
+	{ "lock_name", "lock name", COL_STR, 22, true },
+	{ "available", "available", COL_STR, 9, true },
+	{ "detail", "detail", COL_STR, 0, true },
+};
+
+static void names_row(struct out_table *t, const char *name, bool ok, const char *detail)
+{
+	out_table__row_begin(t, 0);
+	out_table__str(t, name);
+	out_table__str(t, ok ? "yes" : "no");
+	out_table__str(t, detail);
+	out_table__row_end(t);
+}
+
+/*
+ * What record can name beyond symbols and the per-task classes, and the
+ * self-check of the slab path on lockstat's own objects, lock by lock.
+ */
+static void print_names(enum out_format fmt)
+{
+	const struct lockname_check *checks;
+	struct lockname_source src[4];
+	struct lockname *ln = NULL;
+	struct out_table *t;
+	char detail[300];
+	size_t i, n;
+	int ncpus = libbpf_num_possible_cpus();
+
+	if (lockname__open(&ln, ncpus > 0 ? ncpus : 1))
+		return;
+	t = out_table__new(stdout, fmt, names_cols, 3);
+	n = lockname__sources(ln, src, 4);
+	for (i = 0; t && i < n; i++)
+		names_row(t, src[i].name, src[i].ok, src[i].detail);
+	n = lockname__checks(ln, &checks);
+	for (i = 0; t && i < n; i++) {
+		snprintf(detail, sizeof(detail), "%s: %s%s%s", checks[i].what, checks[i].found,
+			 checks[i].ok ? "" : ", expected ", checks[i].ok ? "" : checks[i].expected);
+		names_row(t, "slab self-check", checks[i].ok, detail);
+	}
+	out_table__free(t);
+	lockname__free(ln);
+}
+
 static void usage(FILE *f)
 {
 	print_usage(f, "probe", "usage: lockstat probe [--attach MODE] [-f text|csv] [-v]\n\n"
@@ -131,6 +177,9 @@ int cmd_probe(int argc, char **argv)
 	if (fmt == OUT_TEXT)
 		printf("\n");
 	print_families(&f, want, fmt);
+	if (fmt == OUT_TEXT)
+		printf("\n");
+	print_names(fmt);
 	return EXIT_OK;
 }
 

@@ -497,6 +497,8 @@ void print_header(const struct report *r)
 					  family_status_line(&st, line, sizeof(line)));
 	}
 	printf("\n");
+	if (*meta_or(p, "lock_names", ""))	/* what the recording could name, what not and why */
+		fprintf_printable(stdout, "# lock names: %s\n", meta_or(p, "lock_names", ""));
 	if (*meta_or(p, "metric.value", ""))	/* the workload's own figure (record --metric) */
 		fprintf_printable(stdout, "# metric: %s = %s\n", meta_or(p, "metric.name", "metric"),
 				  meta_or(p, "metric.value", ""));
@@ -704,6 +706,7 @@ void json_meta(struct json_writer *jw, const struct report *r)
 	}
 	jw_name(jw, "probes");
 	json_probes(jw, p);
+	jw_string_field(jw, "lock_names", meta_or(p, "lock_names", ""));
 	jw_end_object(jw);
 }
 

@@ -411,6 +411,7 @@ static int write_meta(struct session *s)
 	kv[n++] = (struct kv){ "stack_rate", rate };
 	snprintf(freq, sizeof(freq), "%lu", s->o.sample_freq);
 	kv[n++] = (struct kv){ "sample_freq", freq };
+	kv[n++] = (struct kv){ "lock_names", (char *)collector__lock_names(s->col) };
 	for (i = 0; i < FAMILY_COUNT; i++) {
 		family_meta_keys(family_name(1 << i), collector__status(s->col, 1 << i), &fm[i]);
 		memcpy(&kv[n], fm[i].kv, fm[i].n * sizeof(kv[0]));
@@ -767,6 +768,7 @@ static int open_writer(struct session *s)
 		.fetch_sample_kstack = collector__fetch_sample_kstack,
 		.fetch_sample_ustack = collector__fetch_sample_ustack,
 		.fetch_ctx = s->col,
+		.name_lock = collector__name_lock,
 		.resolve_user = uresolve,
 		.resolve_ctx = &s->ures,
 		.on_user_tgid = on_new_process,
@@ -783,7 +785,6 @@ static int open_writer(struct session *s)
 	if (getentropy(id, sizeof(id)))
 		memset(id, 0, sizeof(id));
 	po.recording_id = id;
-	po.nrq_locks = collector__rq_locks(s->col, &po.rq_locks);
 	s->syms = syms__new(&so);
 	s->ures = (struct uresolver){ .syms = s->syms, .maps = &s->maps };
 	if (!s->syms)

@@ -350,7 +350,7 @@ static int build_locks(struct top_snap *s, const struct top_model *m, const stru
 	err = lock_view__build(&cv, m->cum, &f);
 	if (err)
 		return err;
-	err = lock_view__build(&iv, m->iv, &f);
+	err = lock_view__build_named(&iv, m->iv, m->cum, &f);
 	if (err) {
 		lock_view__free(&cv);
 		return err;

@@ -258,8 +258,8 @@ typedef int (*usym_resolve_fn)(void *ctx, uint32_t tgid, uint64_t addr, uint64_t
 struct pwriter_opts {
 	int fd;
 	const struct ksyms *ksyms;	/* may be NULL: no names, no callers */
-	const uint64_t *rq_locks;	/* every CPU's rq->__lock, may be NULL */
-	size_t nrq_locks;
+	/* A kernel lock without a symbol: 0 and its name, or -ENOENT (ctx: fetch_ctx). May be NULL. */
+	int (*name_lock)(void *ctx, uint64_t addr, char *buf, size_t len);
 	stack_fetch_fn fetch_stack;	/* lock stacks */
 	stack_fetch_fn fetch_sample_kstack;
 	stack_fetch_fn fetch_sample_ustack;

@@ -170,47 +170,14 @@ static uint32_t caller_of(struct pwriter *w, uint64_t *frames, int n)
 	return pw_intern(w, "[unknown]");
 }
 
-static bool is_rq_lock(const struct pwriter *w, uint64_t addr)
-{
-	size_t i;
-
-	for (i = 0; i < w->o.nrq_locks; i++)
-		if (w->o.rq_locks[i] == addr)
-			return true;
-	return false;
-}
-
-static bool is_real_caller(const struct pwriter *w, uint32_t caller)
-{
-	return w->strs[caller][0] != '[';
-}
-
 /*
- * An anonymous lock is named after the function that takes it: the first
- * caller with a stack among this bucket's rows for that address. A lock
- * first seen without any stack keeps its bare address: a name, once
- * given, never changes within a recording.
+ * Most specific first: BPF's class, a static symbol, what the recording
+ * found (rq.__lock, zone.lock, a slab object's field), else the bare
+ * address. The reader names those by the caller with the most waits over
+ * the whole profile, which a writer cannot know yet. A name, once given,
+ * never changes within a recording.
  */
-static void anon_name(struct pwriter *w, const struct cont_row *rows, const uint32_t *callers,
-		      size_t n, uint64_t addr, char *name, size_t len)
-{
-	char func[256];
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (rows[i].key.lock_addr != addr || !is_real_caller(w, callers[i]))
-			continue;
-		snprintf(func, sizeof(func), "%s", w->strs[callers[i]]);
-		func[strcspn(func, "+")] = '\0';	/* the function, not the call site */
-		snprintf(name, len, "0x%" PRIx64 "@%s", addr, func);
-		return;
-	}
-	snprintf(name, len, "0x%" PRIx64, addr);
-}
-
-/* Most specific first: BPF's class, a static symbol, rq, then the caller. */
-static uint32_t lock_name(struct pwriter *w, const struct cont_row *rows, const uint32_t *callers,
-			  size_t n, const struct cont_key *k)
+static uint32_t lock_name(struct pwriter *w, const struct cont_key *k)
 {
 	const char *cls = lock_class_name(k->lock_class);
 	const struct ksym *sym;
@@ -227,10 +194,8 @@ static uint32_t lock_name(struct pwriter *w, const struct cont_row *rows, const 
 		snprintf(name, sizeof(name), "%s", sym->name);
 	else if (sym)
 		snprintf(name, sizeof(name), "%s+0x%" PRIx64, sym->name, (uint64_t)(k->lock_addr - sym->addr));
-	else if (is_rq_lock(w, k->lock_addr))
-		snprintf(name, sizeof(name), "rq.__lock");
-	else
-		anon_name(w, rows, callers, n, k->lock_addr, name, sizeof(name));
+	else if (!w->o.name_lock || w->o.name_lock(w->o.fetch_ctx, k->lock_addr, name, sizeof(name)))
+		snprintf(name, sizeof(name), "0x%" PRIx64, (uint64_t)k->lock_addr);
 	if (!id)
 		return pw_intern(w, name);
 	*id = pw_intern(w, name) + 1;
@@ -325,22 +290,16 @@ static int flush_list(struct pwriter *w, uint32_t type, uint32_t flags, struct b
 int pwriter__bucket(struct pwriter *w, uint64_t t0_ns, uint64_t t1_ns,
 		    const struct cont_row *rows, size_t nrows)
 {
-	uint32_t *callers = calloc(nrows ? nrows : 1, sizeof(*callers));
 	struct buf b;
 	size_t i;
 	int err;
 
-	if (!callers)
-		return -ENOMEM;
 	buf_init(&b);
 	buf_put_varint(&b, t0_ns);
 	buf_put_varint(&b, t1_ns);
 	buf_put_varint(&b, nrows);
 	for (i = 0; i < nrows; i++)
-		callers[i] = row_caller(w, &rows[i].key);
-	for (i = 0; i < nrows; i++)
-		put_row(w, &b, &rows[i], lock_name(w, rows, callers, nrows, &rows[i].key), callers[i]);
-	free(callers);
+		put_row(w, &b, &rows[i], lock_name(w, &rows[i].key), row_caller(w, &rows[i].key));
 	err = pw_flush_then(w, CHUNK_LOCKSTAT, CHUNK_F_CRITICAL, &b);
 	buf_free(&b);
 	return err;

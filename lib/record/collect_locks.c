@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The locks family of the collector: lock:contention_begin/end. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,9 +11,8 @@
 #include "record/collector_int.h"
 #include "hist.h"
 #include "base/log.h"
-#include "names.h"
+#include "record/lockname.h"
 #include "contention.skel.h"
-#include "names.skel.h"
 
 _Static_assert(sizeof(struct cont_key) == 32, "cont_key layout is shared with BPF");
 _Static_assert(sizeof(struct cont_val) == 32 + 4 * LS_HIST_SLOTS, "cont_val layout is shared with BPF");
@@ -34,8 +34,7 @@ struct locks {
 	struct htab totals;	/* cont_key -> cont_val, as of the last drain */
 	struct cont_row *rows;
 	size_t cap;
-	uint64_t *rq_locks;
-	size_t nrq_locks;
+	struct lockname *names;	/* rq, zone and slab names of dynamic locks */
 	uint64_t stop_ns;	/* when detached: the end of the waits still open */
 };
 
@@ -83,6 +82,7 @@ static int load_and_attach(struct collector *c, struct locks *l, bool btf)
 	s->rodata->filter_targets = o->filter_targets;
 	s->rodata->per_task = o->per_task;
 	s->rodata->stack_rate = o->stack_rate;
+	s->rodata->lockname_slab = lockname__want_slab(l->names);
 	/* Twice a 10 ms window's share, so that random bunching is rarely cut. */
 	s->rodata->stack_window_cap = o->stack_rate / 50 + 2;
 	if (o->stats_entries)
@@ -100,6 +100,7 @@ static int load_and_attach(struct collector *c, struct locks *l, bool btf)
 		return err;
 	}
 	l->skel = s;
+	lockname__use_map(l->names, bpf_map__fd(s->maps.lock_caches));
 	return 0;
 }
 
@@ -126,37 +127,6 @@ static int attach_some_mode(struct collector *c, struct locks *l, const struct f
 	return err;
 }
 
-static int run_rq_lock_finder(struct locks *l, struct names_bpf *s)
-{
-	LIBBPF_OPTS(bpf_test_run_opts, run);
-	int i, err;
-
-	s->rodata->nr_cpus = l->ncpus;
-	err = names_bpf__load(s);
-	if (!err)
-		err = bpf_prog_test_run_opts(bpf_program__fd(s->progs.find_rq_locks), &run);
-	if (err)
-		return err;
-	l->rq_locks = calloc(l->ncpus, sizeof(*l->rq_locks));
-	if (!l->rq_locks)
-		return -ENOMEM;
-	for (i = 0; i < l->ncpus && i < LS_MAX_CPUS; i++)
-		if (s->bss->rq_lock_addrs[i])
-			l->rq_locks[l->nrq_locks++] = s->bss->rq_lock_addrs[i];
-	return 0;
-}
-
-/* Best effort: without them, run-queue locks are named by their caller. */
-static void find_rq_locks(struct locks *l)
-{
-	struct names_bpf *s = names_bpf__open();
-	int err = s ? run_rq_lock_finder(l, s) : -errno;
-
-	if (err)
-		pr_info("cannot locate the run-queue locks (%s): they stay unnamed\n", strerror(-err));
-	names_bpf__destroy(s);
-}
-
 static int locks_open(struct collector *c, const struct features *f, struct family_status *st,
 		      void **priv)
 {
@@ -171,9 +141,9 @@ static int locks_open(struct collector *c, const struct features *f, struct fami
 	l->percpu = calloc(c->ncpus, sizeof(*l->percpu));
 	if (!l->percpu)
 		return -ENOMEM;
-	err = attach_some_mode(c, l, f, st);
+	err = lockname__open(&l->names, c->ncpus);
 	if (!err)
-		find_rq_locks(l);
+		err = attach_some_mode(c, l, f, st);
 	return err;
 }
 
@@ -185,7 +155,7 @@ static void locks_free(void *priv)
 	htab_free(&l->totals);
 	free(l->percpu);
 	free(l->rows);
-	free(l->rq_locks);
+	lockname__free(l->names);
 	free(l);
 }
 
@@ -358,6 +328,17 @@ static void locks_detach(void *priv)
 		contention_bpf__detach(l->skel);
 }
 
+/* The slab path against the per-task classes, on this recording's locks. */
+static void log_class_checks(const struct locks *l)
+{
+	uint64_t agree, disagree;
+
+	lockname__class_checks(l->names, &agree, &disagree);
+	if (agree || disagree)
+		pr_info("lock names: the slab path names %" PRIu64 " lock(s) of the per-task classes as the class does, %" PRIu64 " otherwise\n",
+			agree, disagree);
+}
+
 /* The last drain adds the waits that were still in progress at the detach. */
 static int locks_drain(struct collector *c, void *priv, struct snapshot *s, bool final)
 {
@@ -371,6 +352,10 @@ static int locks_drain(struct collector *c, void *priv, struct snapshot *s, bool
 		err = close_sleeping(l, l->stop_ns, &s->ncont);
 	if (!err && final)
 		err = close_spinning(l, l->stop_ns, &s->ncont);
+	if (!err)
+		err = lockname__prepare(l->names, l->rows, s->ncont);
+	if (!err && final)
+		log_class_checks(l);
 	s->cont = l->rows;
 	return err;
 }
@@ -396,12 +381,18 @@ static void locks_lost(const struct collector *c, const void *priv, uint64_t *va
 	memcpy(vals, &lost, sizeof(lost));
 }
 
-size_t collector__rq_locks(const struct collector *c, const uint64_t **addrs)
+int collector__name_lock(void *ctx, uint64_t addr, char *buf, size_t len)
+{
+	const struct locks *l = family_priv(ctx, FAMILY_LOCKS);
+
+	return lockname__get(l ? l->names : NULL, addr, buf, len);
+}
+
+const char *collector__lock_names(const struct collector *c)
 {
 	const struct locks *l = family_priv(c, FAMILY_LOCKS);
 
-	*addrs = l ? l->rq_locks : NULL;
-	return l ? l->nrq_locks : 0;
+	return lockname__status(l ? l->names : NULL);
 }
 
 static const struct bpf_object *locks_object(const void *priv)

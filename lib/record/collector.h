@@ -149,7 +149,13 @@ const char *collector__maptrack_why(const struct collector *c);
  * the number written, or -errno when the kernel does not measure it.
  */
 int collector__costs(const struct collector *c, struct probe_cost *out, size_t max);
-/* Every CPU's rq->__lock address, when the kernel lets us find them. */
-size_t collector__rq_locks(const struct collector *c, const uint64_t **addrs);
+/*
+ * The name found while recording for a kernel lock without a symbol
+ * (rq.__lock, zone.lock, a slab object's field): 0, or -ENOENT.
+ * ctx is the collector (pwriter_opts.fetch_ctx).
+ */
+int collector__name_lock(void *ctx, uint64_t addr, char *buf, size_t len);
+/* What the recording can name and what not, in one line (META lock_names). */
+const char *collector__lock_names(const struct collector *c);
 
 #endif

@@ -199,11 +199,33 @@ const struct ksym *ksyms_find(const struct ksyms *ks, uint64_t addr)
  */
 #define DATA_OFFSET_MAX	(64 * 1024)
 
+/*
+ * The linker's section bounds (__start_rodata, __stop___param, _edata...)
+ * are all the data symbols such a kernel lists: a lock after one is not
+ * inside it, and "__start_init_stack+0x8080" would name nothing.
+ */
+static bool is_section_bound(const char *name)
+{
+	static const char *const bounds[] = {
+		"_sdata", "_edata", "__bss_start", "__bss_stop", "_end", "__init_begin", "__init_end",
+		"__per_cpu_start", "__per_cpu_end", "__brk_base", "__brk_limit",
+	};
+	size_t i;
+
+	if (!strncmp(name, "__start_", 8) || !strncmp(name, "__stop_", 7) || !strncmp(name, "__end_", 6))
+		return true;
+	for (i = 0; i < sizeof(bounds) / sizeof(bounds[0]); i++)
+		if (!strcmp(name, bounds[i]))
+			return true;
+	return false;
+}
+
 const struct ksym *ksyms_find_data(const struct ksyms *ks, uint64_t addr)
 {
 	const struct ksym *k = ksyms_find(ks, addr);
 
-	if (!k || !k->type || !strchr("dbr", k->type) || addr - k->addr >= DATA_OFFSET_MAX)
+	if (!k || !k->type || !strchr("dbr", k->type) || addr - k->addr >= DATA_OFFSET_MAX ||
+	    is_section_bound(k->name))
 		return NULL;
 	return k;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "base/buf.h"
 #include "format/locktype.h"
+#include "view/anon.h"
 #include "view/view_locks.h"
 
 static const char *const sort_names[] = {
@@ -72,10 +73,12 @@ static bool glob_ok(const char *pattern, const char *s)
 	return !pattern || !fnmatch(pattern, s, 0);
 }
 
-static bool row_matches(const struct profile *p, const struct lock_row_key *k,
+static bool row_matches(const struct lock_view *v, const struct lock_row_key *k,
 			const struct lock_filter *f)
 {
-	if (!glob_ok(f->lock, profile__str(p, k->name)))
+	const struct profile *p = v->p;
+
+	if (!glob_ok(f->lock, lock_view__str(v, k->name)))
 		return false;
 	if (!glob_ok(f->caller, profile__str(p, k->caller)))
 		return false;
@@ -158,30 +161,66 @@ const char *lock_view__str(const struct lock_view *v, uint32_t id)
 	return id < v->nxstrs ? v->xstrs[id] : "";
 }
 
-/* The id of a name: the profile's when it has the string, else the view's own. */
-static int intern(struct lock_view *v, const char *s, uint32_t *id)
+static int index_str(struct lock_view *v, const char *s, uint32_t id)
+{
+	uint64_t h = hash_bytes(s, strlen(s));
+	uint32_t *slot = htab_get(&v->str_index, &h, NULL);
+
+	if (!slot)
+		return -ENOMEM;
+	if (!*slot)	/* the first of equal strings keeps the id, as a scan would find it */
+		*slot = id + 1;
+	return 0;
+}
+
+static int index_profile_strs(struct lock_view *v)
+{
+	uint32_t i;
+	int err = 0;
+
+	for (i = 0; !err && i < v->p->nstrs; i++)
+		err = index_str(v, v->p->strs[i], i);
+	v->str_indexed = !err;
+	return err;
+}
+
+/* The slow way, for a hash collision. */
+static bool scan_str(const struct lock_view *v, const char *s, uint32_t *id)
 {
 	size_t i;
 
-	for (i = 0; i < v->p->nstrs; i++) {
-		if (!strcmp(v->p->strs[i], s)) {
+	for (i = 0; i < v->p->nstrs + v->nxstrs; i++) {
+		if (!strcmp(lock_view__str(v, i), s)) {
 			*id = i;
-			return 0;
+			return true;
 		}
 	}
-	for (i = 0; i < v->nxstrs; i++) {
-		if (!strcmp(v->xstrs[i], s)) {
-			*id = v->p->nstrs + i;
-			return 0;
-		}
+	return false;
+}
+
+/* The id of a name: the profile's when it has the string, else the view's own. */
+static int intern(struct lock_view *v, const char *s, uint32_t *id)
+{
+	uint64_t h = hash_bytes(s, strlen(s));
+	const uint32_t *slot;
+	int err;
+
+	if (!v->str_indexed && (err = index_profile_strs(v)))
+		return err;
+	slot = htab_find(&v->str_index, &h);
+	if (slot && !strcmp(lock_view__str(v, *slot - 1), s)) {
+		*id = *slot - 1;
+		return 0;
 	}
+	if (slot && scan_str(v, s, id))
+		return 0;
 	if (grow_array((void **)&v->xstrs, &v->xstrs_cap, v->nxstrs + 1, sizeof(char *)))
 		return -ENOMEM;
 	v->xstrs[v->nxstrs] = strdup(s);
 	if (!v->xstrs[v->nxstrs])
 		return -ENOMEM;
 	*id = v->p->nstrs + v->nxstrs++;
-	return 0;
+	return index_str(v, s, *id);
 }
 
 double hold_con_pct(const struct lock_row_val *w, const struct hold_val *h)
@@ -246,9 +285,18 @@ static int hold_name(struct lock_view *v, const struct htab *names, uint64_t add
 		     const char *caller, uint32_t *id)
 {
 	const uint32_t *known = htab_find(names, &addr);
+	const uint32_t *anon = htab_find(&v->anon, &addr);
 	const struct ksym *sym = ksyms_find_data(&v->p->ksyms, addr);
 	char name[320], func[256];
 
+	if (known && *known && !anon_lock_name(profile__str(v->p, *known - 1))) {
+		*id = *known - 1;
+		return 0;
+	}
+	if (anon) {
+		*id = *anon;
+		return 0;
+	}
 	if (known && *known) {
 		*id = *known - 1;
 		return 0;
@@ -354,6 +402,86 @@ static int index_mmap_locks(struct lock_view *v)
 	return 0;
 }
 
+/* Has addr a name better than its address: a symbol, a class, a field? */
+static bool has_real_name(const struct lock_view *v, const struct htab *names, uint64_t addr)
+{
+	const uint32_t *known = htab_find(names, &addr);
+	const struct ksym *sym = ksyms_find_data(&v->p->ksyms, addr);
+
+	return (known && *known && !anon_lock_name(profile__str(v->p, *known - 1))) ||
+	       (sym && sym->addr == addr) || htab_find(&v->anon, &addr);
+}
+
+struct hold_func {
+	uint64_t acquired;
+	char func[128];
+};
+
+/* Acquisitions per anonymous lock and function of the hold table. */
+static int count_hold_funcs(struct lock_view *v, const struct htab *names, struct htab *per_func)
+{
+	const struct ptable *t = profile__table(v->p, "hold");
+	int lc = ptable__col(t, "lock"), sc = ptable__col(t, "stack"), ac = ptable__col(t, "acquired");
+	uint64_t key[2];
+	struct hold_func *hf;
+	const uint64_t *row;
+	char caller[256];
+	size_t it = 0;
+
+	while (t && lc >= 0 && sc >= 0 && ac >= 0 && (row = htab_next(&t->rows, &it, NULL))) {
+		if (has_real_name(v, names, row[lc]) || htab_find(&v->mmap_locks, &row[lc]))
+			continue;
+		profile__caller(v->p, (int32_t)row[sc], caller, sizeof(caller));
+		if (caller[0] == '[')
+			continue;
+		caller[strcspn(caller, "+")] = '\0';
+		key[0] = row[lc];
+		key[1] = hash_bytes(caller, strlen(caller));
+		if (!(hf = htab_get(per_func, key, NULL)))
+			return -ENOMEM;
+		hf->acquired += row[ac];
+		snprintf(hf->func, sizeof(hf->func), "%s", caller);
+	}
+	return 0;
+}
+
+/*
+ * A lock known from the hold table only is named as the contention rows'
+ * anonymous locks are, by its busiest function (here, by acquisitions):
+ * one name for all its rows, whatever caller each has.
+ */
+static int name_hold_only_locks(struct lock_view *v, const struct htab *names)
+{
+	struct htab per_func, best;
+	const struct hold_func *hf;
+	struct hold_func *b;
+	const uint64_t *key;
+	char name[320];
+	uint32_t *id;
+	size_t it = 0;
+	int inserted, err;
+
+	htab_init(&per_func, 2 * sizeof(uint64_t), sizeof(struct hold_func));
+	htab_init(&best, sizeof(uint64_t), sizeof(struct hold_func));
+	err = count_hold_funcs(v, names, &per_func);
+	while (!err && (hf = htab_next(&per_func, &it, (const void **)&key))) {
+		b = htab_get(&best, &key[0], &inserted);
+		if (!b)
+			err = -ENOMEM;
+		else if (inserted || hf->acquired > b->acquired ||
+			 (hf->acquired == b->acquired && strcmp(hf->func, b->func) < 0))
+			*b = *hf;
+	}
+	for (it = 0; !err && (hf = htab_next(&best, &it, (const void **)&key));) {
+		snprintf(name, sizeof(name), "0x%" PRIx64 "@%s", key[0], hf->func);
+		id = htab_get(&v->anon, &key[0], NULL);
+		err = id ? intern(v, name, id) : -ENOMEM;
+	}
+	htab_free(&per_func);
+	htab_free(&best);
+	return err;
+}
+
 static int add_holds(struct lock_view *v, struct htab *index, const struct lock_filter *f)
 {
 	struct htab names;
@@ -367,6 +495,8 @@ static int add_holds(struct lock_view *v, struct htab *index, const struct lock_
 	err = index_names(v->p, &names);
 	if (!err)
 		err = index_mmap_locks(v);
+	if (!err)
+		err = name_hold_only_locks(v, &names);
 	for (i = 0; !err && i < sizeof(hold_sources) / sizeof(hold_sources[0]); i++) {
 		const struct ptable *t = profile__table(v->p, hold_sources[i].table);
 		const uint64_t *row;
@@ -382,16 +512,57 @@ static int add_holds(struct lock_view *v, struct htab *index, const struct lock_
 /*
  * A name given by a family that knows the lock (the page cache's
  * address_space.i_pages, ...) replaces the bare address the writer had to
- * give a lock it could not name.
+ * give a lock it could not name; else the view's name by busiest caller.
  */
-static void named_row(const struct profile *p, const struct htab *given, const struct lock_row_key *k,
+static int named_row(struct lock_view *v, const struct htab *given, const struct lock_row_key *k,
 		     struct lock_row_key *out)
 {
 	const uint32_t *id = htab_find(given, &k->lock_addr);
+	uint32_t *anon;
+	char bare[24];
+	int inserted;
 
 	*out = *k;
-	if (id && profile__str(p, k->name)[0] == '0')
+	if (!anon_lock_name(profile__str(v->p, k->name)))
+		return 0;
+	if (id) {
 		out->name = *id;
+		return 0;
+	}
+	anon = htab_get(&v->anon, &k->lock_addr, &inserted);
+	if (!anon)
+		return -ENOMEM;
+	if (inserted) {	/* no caller anywhere: the bare address */
+		snprintf(bare, sizeof(bare), "0x%" PRIx64, k->lock_addr);
+		if (intern(v, bare, anon))
+			return -ENOMEM;
+	}
+	out->name = *anon;
+	return 0;
+}
+
+/* Anonymous locks of names_from: address -> "0xADDRESS@busiest_function". */
+static int name_anon_locks(struct lock_view *v, const struct profile *from)
+{
+	char name[320], func[256];
+	const uint64_t *addr;
+	const uint32_t *caller;
+	struct htab best;
+	uint32_t *id;
+	size_t it = 0;
+	int err;
+
+	htab_init(&best, sizeof(uint64_t), sizeof(uint32_t));
+	err = anon_busiest_callers(from, &best);
+	while (!err && (caller = htab_next(&best, &it, (const void **)&addr))) {
+		snprintf(func, sizeof(func), "%s", profile__str(from, *caller));
+		func[strcspn(func, "+")] = '\0';
+		snprintf(name, sizeof(name), "0x%" PRIx64 "@%s", *addr, func);
+		id = htab_get(&v->anon, addr, NULL);
+		err = id ? intern(v, name, id) : -ENOMEM;
+	}
+	htab_free(&best);
+	return err;
 }
 
 static int index_given_names(const struct profile *p, struct htab *given)
@@ -729,7 +900,8 @@ static int add_user_locks(struct lock_view *v, struct htab *index, const struct 
 	return err;
 }
 
-static int build(struct lock_view *v, const struct profile *p, const struct lock_filter *f, bool keep_rows)
+static int build(struct lock_view *v, const struct profile *p, const struct profile *names_from,
+		 const struct lock_filter *f, bool keep_rows)
 {
 	const struct lock_row_key *k;
 	const struct lock_row_val *val;
@@ -741,12 +913,16 @@ static int build(struct lock_view *v, const struct profile *p, const struct lock
 	memset(v, 0, sizeof(*v));
 	v->p = p;
 	v->keep_rows = keep_rows;
+	htab_init(&v->str_index, sizeof(uint64_t), sizeof(uint32_t));
+	htab_init(&v->anon, sizeof(uint64_t), sizeof(uint32_t));
 	htab_init(&index, sizeof(uint64_t), sizeof(size_t));
 	htab_init(&given, sizeof(uint64_t), sizeof(uint32_t));
 	err = index_given_names(p, &given);
+	if (!err)
+		err = name_anon_locks(v, names_from ? names_from : p);
 	while (!err && (val = htab_next(&p->rows, &it, (const void **)&k))) {
-		named_row(p, &given, k, &named);
-		if (row_matches(p, &named, f))
+		err = named_row(v, &given, k, &named);
+		if (!err && row_matches(v, &named, f))
 			err = add_row(v, &index, &named, val);
 	}
 	if (!err)
@@ -755,6 +931,7 @@ static int build(struct lock_view *v, const struct profile *p, const struct lock
 		err = add_user_locks(v, &index, f);
 	htab_free(&given);
 	htab_free(&index);
+	htab_free(&v->anon);
 	if (err)
 		lock_view__free(v);
 	return err;
@@ -762,12 +939,18 @@ static int build(struct lock_view *v, const struct profile *p, const struct lock
 
 int lock_view__build(struct lock_view *v, const struct profile *p, const struct lock_filter *f)
 {
-	return build(v, p, f, false);
+	return build(v, p, NULL, f, false);
+}
+
+int lock_view__build_named(struct lock_view *v, const struct profile *p, const struct profile *names_from,
+			   const struct lock_filter *f)
+{
+	return build(v, p, names_from, f, false);
 }
 
 int lock_view__build_rows(struct lock_view *v, const struct profile *p, const struct lock_filter *f)
 {
-	return build(v, p, f, true);
+	return build(v, p, NULL, f, true);
 }
 
 static enum lock_sort sort_key;
@@ -841,5 +1024,6 @@ void lock_view__free(struct lock_view *v)
 	for (i = 0; i < v->nxstrs; i++)
 		free(v->xstrs[i]);
 	free(v->xstrs);
+	htab_free(&v->str_index);
 	memset(v, 0, sizeof(*v));
 }

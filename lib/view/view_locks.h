@@ -78,6 +78,9 @@ struct lock_view {
 	struct hold_val hold_total;
 	bool has_hold;		/* some lock has hold data */
 	struct htab mmap_locks;	/* while building: addresses the mmap_lock table covers */
+	struct htab anon;	/* while building: anonymous lock address -> name id */
+	struct htab str_index;	/* string hash -> id + 1 (intern) */
+	bool str_indexed;
 	char **xstrs;		/* names made by the view: ids from p->nstrs on */
 	size_t nxstrs;
 	size_t xstrs_cap;
@@ -88,6 +91,12 @@ struct lock_view {
 
 int lock_sort_parse(const char *s, enum lock_sort *key);
 int lock_view__build(struct lock_view *v, const struct profile *p, const struct lock_filter *f);
+/*
+ * The same, naming the anonymous locks after names_from's waits rather
+ * than p's (top: an interval's locks are named as the whole run's).
+ */
+int lock_view__build_named(struct lock_view *v, const struct profile *p, const struct profile *names_from,
+			   const struct lock_filter *f);
 /* The same, keeping every row in v->rows: they add up to v->total. */
 int lock_view__build_rows(struct lock_view *v, const struct profile *p, const struct lock_filter *f);
 void lock_view__sort(struct lock_view *v, enum lock_sort key);

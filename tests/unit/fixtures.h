@@ -38,13 +38,12 @@
 #define FX_FILES_LOCK_B		0xffff888100001800ULL	/* same class, other task */
 #define FX_ANON_MUTEX		0xffff888100002000ULL	/* no name: 0x..@alloc_fd */
 #define FX_ANON_RWSEM		0xffff888100003000ULL	/* first seen without a stack */
-#define FX_RQ_LOCK		0xffff88823fc2c000ULL	/* one of rq_locks[] */
+#define FX_RQ_LOCK		0xffff88823fc2c000ULL	/* named by fx_name_lock */
 
 #define FX_CREATED_NS		1700000000123456789ULL
 #define FX_DURATION_NS		5000000000ULL
 #define FX_EXIT_STATUS		(-3)
 
-static const uint64_t fx_rq_locks[] = { 0xffff88813fc2c000ULL, FX_RQ_LOCK };
 static const uint8_t fx_recording_id[16] = {
 	0x10, 0x32, 0x54, 0x76, 0x98, 0xba, 0xdc, 0xfe,
 	0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef,
@@ -89,6 +88,16 @@ static inline int fx_stack_frames(int32_t id, uint64_t *frames, int max)
 	for (i = 0; i < n && i < max; i++)
 		frames[i] = s[i];
 	return i;
+}
+
+/* What the recording found (lib/record/lockname.c): here, one CPU's run queue. */
+static inline int fx_name_lock(void *ctx, uint64_t addr, char *buf, size_t len)
+{
+	(void)ctx;
+	if (addr != FX_RQ_LOCK)
+		return -ENOENT;
+	snprintf(buf, len, "rq.__lock");
+	return 0;
 }
 
 struct fx_fetch_ctx {
@@ -185,8 +194,7 @@ static inline int fx_write_profile(int fd, const struct ksyms *ks, struct fx_fet
 	struct pwriter_opts o = {
 		.fd = fd,
 		.ksyms = ks,
-		.rq_locks = fx_rq_locks,
-		.nrq_locks = sizeof(fx_rq_locks) / sizeof(fx_rq_locks[0]),
+		.name_lock = fx_name_lock,
 		.fetch_stack = fx_fetch_stack,
 		.fetch_ctx = ctx,
 		.recording_id = fx_recording_id,

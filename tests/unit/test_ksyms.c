@@ -33,12 +33,13 @@ static const char kallsyms[] =
 	"ffffffff83000080 B bss_var\n"
 	"ffffffff830000c0 R ro_var\n"
 	"ffffffff83000100 T text_after_data\n"
+	"ffffffff83001000 D __start_init_stack\n"
 	"ffffffffc0003000 t bar_fn\t[bar_mod]\n"
 	"ffffffffc0001000 t foo_fn\t[foo_mod]\n"
 	"ffffffffc0001080 t foo_other\t[foo_mod]\n"
 	"ffffffffc0002000 d foo_data\t[foo_mod]\n";
 
-#define NSYMS	22
+#define NSYMS	23
 
 static int load_text(struct ksyms *ks, const char *text)
 {
@@ -195,6 +196,9 @@ static void test_find_data(void **state)
 	assert_null(ksyms_find_data(ks, 0xffffffff83000100ULL));
 	assert_null(ksyms_find_data(ks, 0xffffffffc0001000ULL));
 	assert_null(ksyms_find_data(ks, 0xffff888100000000ULL));
+	/* A section bound names nothing after it (kernels without KALLSYMS_ALL list only those). */
+	assert_null(ksyms_find_data(ks, 0xffffffff83001000ULL));
+	assert_null(ksyms_find_data(ks, 0xffffffff83009080ULL));
 }
 
 static void test_lock_functions(void **state)

@@ -234,7 +234,7 @@ static const struct lock_entry *find_lock(const struct lock_view *v, const char 
 	size_t i;
 
 	for (i = 0; i < v->nlocks; i++)
-		if (v->locks[i].flags == flags && !strcmp(profile__str(v->p, v->locks[i].name), name))
+		if (v->locks[i].flags == flags && !strcmp(lock_view__str(v, v->locks[i].name), name))
 			return &v->locks[i];
 	return NULL;
 }
@@ -305,7 +305,7 @@ static void expect_order(const struct profile *p, enum lock_sort key,
 	lock_view__sort(&v, key);
 	assert_int_equal(v.nlocks, n);
 	for (i = 0; i < n; i++) {
-		const char *got = profile__str(p, v.locks[i].name);
+		const char *got = lock_view__str(&v, v.locks[i].name);
 
 		if (strcmp(got, names[i]) || v.locks[i].flags != flags[i])
 			fail_msg("sort %d, position %zu: got %s/%u, want %s/%u", key, i,
@@ -494,6 +494,100 @@ static void test_view_callers(void **state)
 	profile__free(p);
 }
 
+/* ---- anonymous locks: named by the function with the most waits ---- */
+
+#define FX_ANON_ONLY_UNSAMPLED	0xffff888100004000ULL
+
+/* A profile of these buckets of rows, with the fixture's symbols; NULL on error. */
+static struct profile *written(const struct cont_row *const *buckets, const size_t *n, size_t nbuckets)
+{
+	struct pwriter_opts o = { .fetch_stack = fx_fetch_stack };
+	struct profile *p = NULL;
+	struct pwriter *w = NULL;
+	struct ksyms ks;
+	char path[64], msg[256];
+	size_t i;
+	int fd, err;
+
+	if (fx_ksyms(&ks))
+		return NULL;
+	fd = fx_tmpfile(path);
+	o.fd = fd;
+	o.ksyms = &ks;
+	err = fd < 0 ? -EIO : pwriter__new(&w, &o);
+	for (i = 0; !err && i < nbuckets; i++)
+		err = pwriter__bucket(w, i, i + 1, buckets[i], n[i]);
+	pwriter__free(w);
+	if (fd >= 0)
+		close(fd);
+	ksyms_free(&ks);
+	if (!err)
+		err = profile__read(path, &p, msg, sizeof(msg));
+	unlink(path);
+	return err ? NULL : p;
+}
+
+static void anon_rows(struct cont_row *first, struct cont_row *later)
+{
+	/* Seen first from do_sys_open (2 waits); alloc_fd waits 1005 times later. */
+	first[0] = fx_row(FX_ANON_MUTEX, 2, LCB_F_MUTEX, 0, 2, 200, 100, 100);
+	later[0] = fx_row(FX_ANON_MUTEX, 1, LCB_F_MUTEX, 0, 1000, 100000, 100, 100);
+	later[1] = fx_row(FX_ANON_MUTEX, 3, LCB_F_MUTEX, 0, 5, 500, 100, 100);
+	/* A tie, 4 and 4: the first function in byte order; unsampled waits have no function. */
+	later[2] = fx_row(FX_ANON_RWSEM, 2, LCB_F_READ, 0, 4, 400, 100, 100);
+	later[3] = fx_row(FX_ANON_RWSEM, 1, LCB_F_READ, 0, 4, 400, 100, 100);
+	later[4] = fx_row(FX_ANON_RWSEM, LS_STACK_UNSAMPLED, LCB_F_READ, 0, 9000, 900000, 100, 100);
+	later[5] = fx_row(FX_ANON_ONLY_UNSAMPLED, LS_STACK_UNSAMPLED, LCB_F_SPIN, 0, 7, 700, 100, 100);
+}
+
+static void test_view_anon_busiest(void **state)
+{
+	struct cont_row first[1], later[6];
+	const struct cont_row *buckets[] = { first, later };
+	const size_t n[] = { 1, 6 };
+	struct profile *p;
+	struct lock_view v;
+
+	(void)state;
+	anon_rows(first, later);
+	p = written(buckets, n, 2);
+	assert_non_null(p);
+	assert_int_equal(lock_view__build(&v, p, &any), 0);
+	assert_non_null(find_lock(&v, "0xffff888100002000@alloc_fd", LCB_F_MUTEX));
+	assert_null(find_lock(&v, "0xffff888100002000@do_sys_open", LCB_F_MUTEX));
+	assert_non_null(find_lock(&v, "0xffff888100003000@alloc_fd", LCB_F_READ));
+	assert_non_null(find_lock(&v, "0xffff888100004000", LCB_F_SPIN));
+	assert_int_equal(v.nlocks, 3);
+	lock_view__free(&v);
+	profile__free(p);
+}
+
+/* top's interval view takes the whole run's names, not its own busiest caller. */
+static void test_view_anon_named_from(void **state)
+{
+	struct cont_row first[1], later[6];
+	const struct cont_row *all[] = { first, later };
+	const size_t n[] = { 1, 6 };
+	struct profile *whole, *interval;
+	struct lock_view v;
+
+	(void)state;
+	anon_rows(first, later);
+	whole = written(all, n, 2);
+	interval = written(all, n, 1);
+	assert_non_null(whole);
+	assert_non_null(interval);
+	assert_int_equal(lock_view__build(&v, interval, &any), 0);
+	assert_non_null(find_lock(&v, "0xffff888100002000@do_sys_open", LCB_F_MUTEX));
+	lock_view__free(&v);
+	assert_int_equal(lock_view__build_named(&v, interval, whole, &any), 0);
+	assert_non_null(find_lock(&v, "0xffff888100002000@alloc_fd", LCB_F_MUTEX));
+	assert_int_equal(v.nlocks, 1);
+	lock_view__free(&v);
+	profile__free(whole);
+	profile__free(interval);
+}
+
 /* A filter that leaves nothing: an empty view, which sorts and frees. */
 static void test_view_empty(void **state)
 {
@@ -524,6 +618,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_view_sort, setup_profile, teardown_profile),
 		cmocka_unit_test_setup_teardown(test_view_filters, setup_profile, teardown_profile),
 		cmocka_unit_test(test_view_callers),
+		cmocka_unit_test(test_view_anon_busiest),
+		cmocka_unit_test(test_view_anon_named_from),
 		cmocka_unit_test_setup_teardown(test_view_empty, setup_profile, teardown_profile),
 	};
 

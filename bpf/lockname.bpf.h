@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef __LOCKSTAT_LOCKNAME_BPF_H
+#define __LOCKSTAT_LOCKNAME_BPF_H
+
+/*
+ * The slab cache of each lock address, for the names of dynamic locks
+ * (lib/record/lockname.c turns cache and offset into a struct field).
+ *
+ * Looked up when the lock's first stats row is created, once per row
+ * rather than per wait, while the object is certainly alive (the lock is
+ * held): at drain time it may have been freed and its slab reused. The
+ * kfunc is Linux 6.13+; elsewhere lockname_slab stays 0, the verifier
+ * drops the call as dead code, and the weak extern resolves to nothing.
+ */
+struct kmem_cache___lockname {	/* opaque; libbpf checks only that it is a struct */
+	int __opaque;
+};
+
+extern struct kmem_cache___lockname *bpf_get_kmem_cache(__u64 addr) __ksym __weak;
+
+const volatile __u32 lockname_slab;	/* the kernel has bpf_get_kmem_cache() */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u64);		/* lock address */
+	__type(value, __u64);		/* its kmem_cache; 0: not in a slab */
+	__uint(max_entries, 16384);	/* user space deletes what it has read */
+} lock_caches SEC(".maps");
+
+static __always_inline void lockname_note(__u64 addr)
+{
+	__u64 cache;
+
+	if (!lockname_slab || bpf_map_lookup_elem(&lock_caches, &addr))
+		return;
+	cache = (__u64)bpf_get_kmem_cache(addr);
+	bpf_map_update_elem(&lock_caches, &addr, &cache, BPF_NOEXIST);
+}
+
+#endif

@@ -1,0 +1,38 @@
+#!/bin/sh
+# Lock names on Debian's 6.1 kernel, which has no bpf_get_kmem_cache()
+# (Linux 6.13+): the contention probes still load (their call to it is
+# dead code there), record and report say once that slab fields are
+# missing, the run queues are still rq.__lock (found through the task
+# group, not the per-CPU symbol), and the locks left are named by address
+# and busiest caller, never by a slab cache.
+. "$(dirname "$0")/lib.sh"
+require_feature tp_btf:lock
+
+"$LOCKSTAT" probe >probe.txt 2>&1
+check "probe: no slab fields, and why" \
+	grep -Eq '^slab fields +no +no slab fields: this kernel has no bpf_get_kmem_cache\(\) \(Linux 6\.13\+\)' probe.txt ||
+	show probe.txt
+cpus=$(grep -c '^processor' /proc/cpuinfo)
+check "probe: rq.__lock of every CPU ($cpus)" \
+	grep -Eq "^rq\.__lock +yes +rq\.__lock \($cpus of [0-9]+ CPUs" probe.txt || show probe.txt
+check "probe: zone.lock, its self-check passed" grep -Eq "^zone\.lock +yes +zone\.lock .*self-check: 2 zones told from 2 other addresses" probe.txt || show probe.txt
+check "probe: no self-check without the kfunc" test "$(grep -c '^slab self-check' probe.txt)" = 0
+
+# 3 threads on 3 CPUs: file_lock contention, and the scheduler's run queues.
+"$LOCKSTAT" record -e locks -o n.data -- "$WL/fdstorm" -t 3 -d 2 -q >wl.out 2>rec.err
+check "record exits 0" test $? = 0 || show rec.err
+"$LOCKSTAT" report -i n.data >n.txt
+check "report: the contention probes loaded (tp_btf)" grep -q '^# probes: contention=tp_btf' n.txt || show rec.err
+check "report: one header line says slab fields are missing and why" \
+	test "$(grep -c '^# lock names: .*no slab fields: this kernel has no bpf_get_kmem_cache() (Linux 6.13+)' n.txt)" = 1 ||
+	show n.txt
+"$LOCKSTAT" report -i n.data -f csv >n.csv
+csv_col n.csv lock "" lock | sort -u >names.txt
+check "files_struct.file_lock is named ($(tr '\n' ' ' <names.txt))" grep -qx 'files_struct.file_lock' names.txt
+check "no name from a slab cache without the kfunc" test "$(grep -c '^&' names.txt)" = 0
+check "no run-queue lock left anonymous (named by a scheduler function)" \
+	test "$(grep -Ec '^0x[0-9a-f]+@(__schedule|try_to_wake_up|sched_tick|raw_spin_rq_lock_nested|_raw_spin_rq_lock)' names.txt)" = 0 ||
+	show names.txt
+check "every anonymous lock is 0xADDRESS or 0xADDRESS@function, never @[...]" \
+	test "$(grep '^0x' names.txt | grep -Evc '^0x[0-9a-f]+(@[A-Za-z_][A-Za-z0-9_.]*)?$')" = 0 || show names.txt
+done_testing
