@@ -23,7 +23,6 @@
 #include "base/log.h"
 #include "out/output.h"
 #include "format/profile.h"
-#include "report.h"
 
 struct diff_cmd {
 	struct diff_opts o;
@@ -328,15 +327,15 @@ static void warn_mismatch(const struct diff_cmd *c)
 	for (i = 1; i < c->nruns; i++) {
 		const struct profile *p = c->runs[i].p;
 
-		if (strcmp(meta_or(p, "cpus", "?"), meta_or(first, "cpus", "?")))
+		if (strcmp(profile__meta_or(p, "cpus", "?"), profile__meta_or(first, "cpus", "?")))
 			pr_warn("%s has %s CPUs, %s has %s: per-second values may not compare\n",
-				c->runs[i].path, meta_or(p, "cpus", "?"), c->runs[0].path, meta_or(first, "cpus", "?"));
+				c->runs[i].path, profile__meta_or(p, "cpus", "?"), c->runs[0].path, profile__meta_or(first, "cpus", "?"));
 		if (c->o.view == DIFF_VIEW_HITS && diff_recorded(p, DIFF_FAMILY_SAMPLE) &&
 		    diff_recorded(first, DIFF_FAMILY_SAMPLE) &&
-		    strcmp(meta_or(p, "sample_freq", "?"), meta_or(first, "sample_freq", "?")))
+		    strcmp(profile__meta_or(p, "sample_freq", "?"), profile__meta_or(first, "sample_freq", "?")))
 			pr_warn("%s was sampled at %s Hz, %s at %s Hz: compare the share columns\n",
-				c->runs[i].path, meta_or(p, "sample_freq", "?"), c->runs[0].path,
-				meta_or(first, "sample_freq", "?"));
+				c->runs[i].path, profile__meta_or(p, "sample_freq", "?"), c->runs[0].path,
+				profile__meta_or(first, "sample_freq", "?"));
 	}
 }
 
@@ -451,7 +450,7 @@ static void print_side(const char *label, const struct diff_cmd *c, size_t from,
 	for (i = 0; i < n; i++)
 		secs += profile__duration_ns(c->runs[from + i].p) / 1e9;
 	fprintf_printable(stdout, "# %-8s %zu run%s, %.2f s each on average, kernel %s:", label, n,
-			  n == 1 ? "" : "s", secs / n, meta_or(c->runs[from].p, "kernel", "?"));
+			  n == 1 ? "" : "s", secs / n, profile__meta_or(c->runs[from].p, "kernel", "?"));
 	for (i = 0; i < n; i++)
 		fprintf_printable(stdout, " %s", c->runs[from + i].path);
 	printf("\n");
@@ -535,8 +534,8 @@ static void print_not_comparable(const struct diff *d)
 static void print_diff_header(const struct fmt *x)
 {
 	const struct diff *d = x->d;
-	const char *kb = meta_or(d->runs[0].p, "kernel", "?");
-	const char *kp = meta_or(d->runs[d->nb].p, "kernel", "?");
+	const char *kb = profile__meta_or(d->runs[0].p, "kernel", "?");
+	const char *kp = profile__meta_or(d->runs[d->nb].p, "kernel", "?");
 
 	printf("# lockstat diff: %s, %s per second\n", d->o.view == DIFF_VIEW_LOCKS ? "locks" : "hits",
 	       d->o.view == DIFF_VIEW_HITS ? "samples" : is_wait(d) ? "wait time" : "contended waits");
@@ -771,9 +770,9 @@ static void json_runs(struct json_writer *jw, const char *name, const struct dif
 
 		jw_start_object(jw);
 		jw_string_field(jw, "file", d->runs[from + i].path);
-		jw_string_field(jw, "kernel", meta_or(p, "kernel", ""));
+		jw_string_field(jw, "kernel", profile__meta_or(p, "kernel", ""));
 		jw_u64_field(jw, "duration_ns", profile__duration_ns(p));
-		jw_string_field(jw, "command", meta_or(p, "command", ""));
+		jw_string_field(jw, "command", profile__meta_or(p, "command", ""));
 		jw_double_field(jw, "metric", d->metric.v[from + i]);
 		jw_end_object(jw);
 	}

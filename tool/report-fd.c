@@ -509,7 +509,7 @@ static void put_row(struct out_table *t, const struct report *r, const struct fd
 
 static void print_fd_header(const struct report *r, const struct fd_view *v)
 {
-	print_header(r);
+	out_head__text(stdout, r->p, r->o.input);
 	printf("# fd syscalls: %s; threads: those that entered one, sharing the process's fd table\n",
 	       v->sys_mode);
 	if (v->fget_why)
@@ -627,8 +627,8 @@ static void json_fd(const struct report *r, const struct fd_view *v)
 	if (!jw)
 		return;
 	jw_start_object(jw);
-	json_meta(jw, r);
-	json_lost(jw, r->p);
+	out_head__json(jw, r->p, r->o.input);
+	out_lost__json(jw, r->p);
 	json_probe(jw, v);
 	jw_name(jw, "fd");
 	jw_start_array(jw);

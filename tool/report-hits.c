@@ -26,10 +26,10 @@ static void print_hits_header(const struct report *r, const struct hits_view *v)
 	uint32_t i;
 	bool any = false;
 
-	print_header(r);
+	out_head__text(stdout, r->p, r->o.input);
 	printf("# samples: %" PRIu64 " (kernel %.1f %%, user %.1f %%) at %s Hz per CPU\n", v->total,
 	       pct(v->kernel, v->total), pct(v->total - v->kernel, v->total),
-	       meta_or(r->p, "sample_freq", "?"));
+	       profile__meta_or(r->p, "sample_freq", "?"));
 	printf("# unknown user functions:");
 	for (i = 1; i < USYM__COUNT; i++) {
 		if (!v->unknown[i])
@@ -119,8 +119,8 @@ static void json_hits(const struct report *r, const struct hits_view *v)
 	if (!jw)
 		return;
 	jw_start_object(jw);
-	json_meta(jw, r);
-	json_lost(jw, r->p);
+	out_head__json(jw, r->p, r->o.input);
+	out_lost__json(jw, r->p);
 	jw_u64_field(jw, "total_samples", v->total);
 	jw_u64_field(jw, "kernel_samples", v->kernel);
 	jw_name(jw, "unknown");
@@ -152,7 +152,7 @@ static void print_graph(const struct report *r, const struct graph_view *g)
 	size_t i;
 
 	if (r->o.format == OUT_TEXT) {
-		print_header(r);
+		out_head__text(stdout, r->p, r->o.input);
 		printf("# %s %s: %" PRIu64 " samples have it on their stack\n#\n",
 		       r->o.graph_callers ? "callers of" : "callees of", r->o.graph_func, g->total);
 	}

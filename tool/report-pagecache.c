@@ -459,7 +459,7 @@ static void print_pc_header(const struct pc_ctx *x)
 {
 	char line[600];
 
-	print_header(x->r);
+	out_head__text(stdout, x->r->p, x->r->o.input);
 	fprintf_printable(stdout, "# pagecache probes: %s; counts in pages; evicted: by reclaim, removed: truncate, unlink, fadvise, drop_caches\n",
 			  probe_line(x->r->p, line, sizeof(line)));
 	if (x->lookups_counted)
@@ -567,8 +567,8 @@ static void print_json(const struct pc_ctx *x)
 	if (!jw)
 		return;
 	jw_start_object(jw);
-	json_meta(jw, x->r);
-	json_lost(jw, x->r->p);
+	out_head__json(jw, x->r->p, x->r->o.input);
+	out_lost__json(jw, x->r->p);
 	jw_name(jw, "pagecache");
 	jw_start_object(jw);
 	jw_string_field(jw, "probes", probe_line(x->r->p, line, sizeof(line)));

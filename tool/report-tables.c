@@ -106,7 +106,7 @@ int print_tables(const struct report *r)
 		return -1;
 	}
 	if (r->o.format == OUT_TEXT)
-		print_header(r);
+		out_head__text(stdout, r->p, r->o.input);
 	for (i = 0; i < r->p->ntables; i++)
 		if (!one || one == &r->p->tables[i])
 			print_table(r, &r->p->tables[i]);

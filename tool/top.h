@@ -252,7 +252,7 @@ struct top {
 	uint64_t self_wall_ns;
 };
 
-/* cmd-top.c: what both drivers share. */
+/* top-run.c: what both drivers share. */
 /* Set up: lockstat's own CPU time is counted from here. */
 void top__mark(struct top *t);
 int top__rebuild(struct top *t);
