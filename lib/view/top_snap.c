@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * A top snapshot: the lock view and the hit list of the cumulative model
- * (lib/view/view_locks.c, lib/view/view_hits.c, exactly what report shows), each
- * row joined by name with the same row of the interval model. Strings
+ * (view_locks.c, view_hits.c: exactly what report shows), each row
+ * joined by name with the same row of the interval model. Strings
  * are copied into the snapshot's arena, so a snapshot outlives the models'
  * next interval and the drawing code never reads a model.
  */
@@ -15,8 +15,9 @@
 #include "format/family_meta.h"
 #include "base/htab.h"
 #include "format/locktype.h"
+#include "view/top_snap.h"
 #include "view/view_hits.h"
-#include "top.h"
+#include "view/view_locks.h"
 
 /* --- the arena: one free for a whole snapshot ---------------------------- */
 
