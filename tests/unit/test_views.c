@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The views of the counting families (lib/view): the fd view (fd tables
+ * joined per process with the file_lock waits) and the pagecache view
+ * (files and processes merged over their rows, the i_pages lock joined).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include "fixtures_tables.h"
+#include "view/view_fd.h"
+#include "view/view_pagecache.h"
+
+/* ---- the fd view ---- */
+
+/* fd tables of two processes; 100 has a thread (103) that unshared its table. */
+#define F1	0xffff888100010000ULL	/* files_struct of 100 */
+#define F2	0xffff888100020000ULL	/* 103's own, after unshare */
+#define F3	0xffff888100030000ULL	/* files_struct of 200 */
+#define L1	(F1 + 0x40)		/* their file_locks */
+#define L2	(F2 + 0x40)
+#define L3	(F3 + 0x40)
+#define OTHER_LOCK	0xffff888100099000ULL
+
+struct fd_case {
+	const char *mode;	/* the fd family's; NULL: not recorded */
+	const char *missing, *why;
+	bool locks;		/* the contention family recorded */
+};
+
+static const struct tcol fd_thread_cols[] = {
+	{ "pid", TCOL_KEY }, { "tid", TCOL_KEY }, { "comm", TCOL_KEY_STR },
+	{ "files", TCOL_KEY }, { "file_lock", TCOL_KEY }, { "syscalls", TCOL_SUM },
+};
+static const struct tcol fd_sys_cols[] = {
+	{ "pid", TCOL_KEY }, { "tid", TCOL_KEY }, { "syscall", TCOL_KEY_STR }, { "calls", TCOL_SUM },
+};
+static const struct tcol fd_fget_cols[] = {
+	{ "pid", TCOL_KEY }, { "tid", TCOL_KEY }, { "func", TCOL_KEY_STR },
+	{ "calls", TCOL_SUM }, { "time_ns", TCOL_SUM }, { "max_ns", TCOL_MAX },
+};
+static const struct tschema fd_threads = { "fd.threads", 6, fd_thread_cols };
+static const struct tschema fd_sys = { "fd.syscalls", 4, fd_sys_cols };
+static const struct tschema fd_fget = { "fd.fget", 6, fd_fget_cols };
+
+static void fd_tables(struct pwriter *w)
+{
+	uint64_t threads[][6] = {
+		{ 100, 100, tptr("fdstorm"), F1, L1, 10 },
+		{ 100, 101, tptr("fdstorm"), F1, L1, 500 },
+		{ 100, 102, tptr("worker"), F1, L1, 400 },
+		{ 100, 103, tptr("fdstorm"), F2, L2, 50 },
+		{ 200, 200, tptr("cat"), F3, L3, 5 },
+	};
+	uint64_t sys[][4] = {
+		{ 100, 101, tptr("dup"), 300 }, { 100, 102, tptr("dup"), 200 },
+		{ 100, 101, tptr("close"), 200 }, { 100, 102, tptr("close"), 150 },
+		{ 100, 100, tptr("read"), 10 }, { 100, 103, tptr("write"), 50 },
+		{ 100, 102, tptr("fcntl"), 49 }, { 200, 200, tptr("read"), 5 },
+	};
+	uint64_t fget[][6] = {
+		{ 100, 101, tptr("fget"), 100, 10000, 500 },
+		{ 100, 102, tptr("fget_raw"), 50, 20000, 900 },
+	};
+
+	fxt_table(w, &fd_threads, &threads[0][0], 5);
+	fxt_table(w, &fd_sys, &sys[0][0], 8);
+	fxt_table(w, &fd_fget, &fget[0][0], 2);
+}
+
+static void fill_fd(struct pwriter *w, void *ctx)
+{
+	const struct fd_case *c = ctx;
+	struct cont_row rows[3] = {
+		fx_row(L1, -2, LCB_F_SPIN, LOCK_CLASS_NONE, 7, 7000, 500, 2000),
+		fx_row(L2, -2, LCB_F_SPIN, LOCK_CLASS_NONE, 1, 100, 100, 100),
+		fx_row(OTHER_LOCK, -2, LCB_F_SPIN, LOCK_CLASS_NONE, 99, 99000, 1000, 1000),
+	};
+
+	fxt_family(w, "locks", c->locks ? "tp_btf" : NULL, NULL, NULL);
+	fxt_family(w, "fd", c->mode, c->missing, c->why);
+	if (c->locks)
+		assert_int_equal(pwriter__bucket(w, FX_BUCKET1_T0, FX_BUCKET1_T1, rows, 3), 0);
+	if (c->mode)
+		fd_tables(w);
+}
+
+static struct profile *fd_profile(const struct fd_case *c)
+{
+	struct pwriter_opts o = { 0 };
+
+	return fxt_profile(o, fill_fd, (void *)c);
+}
+
+static void test_fd_view_joins(void **state)
+{
+	const struct fd_case c = { "tp_btf+fentry(fget,fget_raw)", NULL, NULL, true };
+	struct fd_filter f = { .pid = -1 };
+	struct profile *p = fd_profile(&c);
+	const struct fd_thread_row *t;
+	const struct fd_proc *a, *b;
+	struct fd_view v;
+
+	(void)state;
+	assert_int_equal(fd_view__build(&v, p, &f), 0);
+	assert_string_equal(v.sys_mode, "tp_btf");
+	assert_string_equal(v.fget, "fentry(fget,fget_raw)");
+	assert_null(v.fget_why);
+	assert_true(v.locks && v.any_syscalls);
+	assert_int_equal(v.n, 2);
+	a = v.order[0];		/* most fd syscalls first */
+	b = v.order[1];
+	assert_int_equal(a->pid, 100);
+	assert_int_equal(a->syscalls, 960);
+	/* The table most calls used is the process's: 103 unshared its own. */
+	assert_int_equal(a->files, F1);
+	assert_int_equal(a->threads, 3);
+	assert_string_equal(profile__str(p, a->comm), "fdstorm");
+	assert_string_equal(profile__str(p, a->top[0].name), "dup");
+	assert_int_equal(a->top[0].calls, 500);
+	assert_string_equal(profile__str(p, a->top[1].name), "close");
+	assert_string_equal(profile__str(p, a->top[2].name), "write");
+	assert_int_equal(a->top[2].calls, 50);
+	assert_int_equal(a->fget_calls, 150);
+	assert_int_equal(a->fget_max_ns, 900);
+	assert_int_equal(a->fget_avg_ns, 200);
+	/* Both of its tables' file_locks, not the other lock. */
+	assert_int_equal(a->contended, 8);
+	assert_int_equal(a->wait_ns, 7100);
+	assert_int_equal(a->syscalls_per_s, 192);	/* over 5 s */
+	assert_int_equal(a->fget_per_s, 30);
+	assert_true(fabs(a->wait_pct - 100.0 * 7100 / 5e9) < 1e-12);
+	assert_int_equal(b->pid, 200);
+	assert_int_equal(b->contended, 0);
+	assert_int_equal(b->top[1].calls, 0);
+	assert_int_equal(fd_view__threads(&v, a, &t), 4);
+	assert_int_equal(t[0].tid, 100);
+	assert_int_equal(t[3].tid, 103);
+	assert_int_equal(t[3].files, F2);
+	assert_int_equal(t[1].fget_calls, 100);
+	assert_int_equal(fd_view__threads(&v, b, &t), 1);
+	fd_view__free(&v);
+	profile__free(p);
+}
+
+static void test_fd_view_fget_not_measured(void **state)
+{
+	const struct fd_case c = { "tp_btf", "fget", "fentry: refused", false };
+	struct fd_filter f = { .pid = -1 };
+	struct profile *p = fd_profile(&c);
+	struct fd_view v;
+
+	(void)state;
+	assert_int_equal(fd_view__build(&v, p, &f), 0);
+	assert_string_equal(v.sys_mode, "tp_btf");
+	assert_null(v.fget);
+	assert_string_equal(v.fget_why, "fentry: refused");
+	assert_false(v.locks);
+	assert_int_equal(v.order[0]->contended, 0);
+	fd_view__free(&v);
+	profile__free(p);
+}
+
+static void test_fd_view_filters(void **state)
+{
+	const struct fd_case c = { "tp_btf", NULL, NULL, true };
+	struct profile *p = fd_profile(&c);
+	struct fd_filter by_comm = { .comm = "c*", .pid = -1 }, by_pid = { .pid = 100 };
+	struct fd_filter top = { .pid = -1, .top_n = 1 };
+	struct fd_view v;
+
+	(void)state;
+	assert_int_equal(fd_view__build(&v, p, &by_comm), 0);
+	assert_int_equal(v.n, 1);
+	assert_int_equal(v.order[0]->pid, 200);
+	fd_view__free(&v);
+	assert_int_equal(fd_view__build(&v, p, &by_pid), 0);
+	assert_int_equal(v.n, 1);
+	assert_int_equal(v.order[0]->pid, 100);
+	fd_view__free(&v);
+	assert_int_equal(fd_view__build(&v, p, &top), 0);
+	assert_int_equal(v.n, 1);
+	assert_int_equal(v.order[0]->pid, 100);
+	/* No fget information: why says so. */
+	assert_string_equal(v.fget_why, "no fget information in this profile");
+	fd_view__free(&v);
+	profile__free(p);
+}
+
+static void test_fd_view_not_recorded(void **state)
+{
+	const struct fd_case c = { NULL, NULL, NULL, true };
+	struct fd_filter f = { .pid = -1 };
+	struct profile *p = fd_profile(&c);
+	struct fd_view v;
+
+	(void)state;
+	assert_int_equal(fd_view__build(&v, p, &f), -ENOENT);
+	assert_int_equal(v.probe.state, FSTATE_NOT_WANTED);
+	fd_view__free(&v);
+	profile__free(p);
+}
+
+/* ---- the pagecache view ---- */
+
+#define DEV_A	((8ULL << 20) | 1)	/* 8:1 */
+#define IPAGES_A	0xffff888100050000ULL
+#define IPAGES_B	0xffff888100060000ULL
+
+struct pc_case {
+	const char *mode;	/* the pagecache family's; NULL: not recorded */
+	bool tables;
+};
+
+#define PC_VALS	{ "added", TCOL_SUM }, { "evicted", TCOL_SUM }, { "removed", TCOL_SUM }, \
+		{ "lookups", TCOL_SUM }, { "faults", TCOL_SUM }, { "map_pages", TCOL_SUM }, \
+		{ "readahead", TCOL_SUM }
+
+static const struct tcol pc_file_cols[] = {
+	{ "dev", TCOL_KEY }, { "ino", TCOL_KEY }, { "path", TCOL_KEY_STR }, { "i_pages_lock", TCOL_KEY }, PC_VALS,
+};
+static const struct tcol pc_proc_cols[] = { { "pid", TCOL_KEY }, { "comm", TCOL_KEY_STR }, PC_VALS };
+static const struct tschema pc_files = { "pagecache.files", 11, pc_file_cols };
+static const struct tschema pc_procs = { "pagecache.procs", 9, pc_proc_cols };
+
+static void pc_tables(struct pwriter *w)
+{
+	/* File 11 is seen first without its path (classic tracepoints), then with it. */
+	uint64_t files[][11] = {
+		{ DEV_A, 11, tptr(""), 0, 100, 0, 0, 400, 0, 0, 0 },
+		{ DEV_A, 11, tptr("/data/a"), IPAGES_A, 28, 4, 0, 100, 1, 2, 64 },
+		{ DEV_A, 12, tptr("/data/b"), IPAGES_B, 128, 0, 128, 0, 0, 0, 0 },
+		{ DEV_A, 13, tptr("/data/c"), 0, 128, 0, 0, 1000, 0, 0, 0 },
+	};
+	uint64_t procs[][9] = {
+		{ 300, tptr("tworead"), 256, 4, 128, 500, 1, 2, 64 },
+		{ 301, tptr("kswapd0"), 0, 50, 0, 0, 0, 0, 0 },
+	};
+
+	fxt_table(w, &pc_files, &files[0][0], 4);
+	fxt_table(w, &pc_procs, &procs[0][0], 2);
+}
+
+static void fill_pc(struct pwriter *w, void *ctx)
+{
+	const struct pc_case *c = ctx;
+	struct cont_row rows[2] = {
+		fx_row(IPAGES_A, -2, LCB_F_SPIN, LOCK_CLASS_NONE, 3, 300, 100, 100),
+		fx_row(IPAGES_A, -2, LCB_F_SPIN | LCB_F_WRITE, LOCK_CLASS_NONE, 2, 50, 20, 30),
+	};
+
+	fxt_family(w, "locks", "tp_btf", NULL, NULL);
+	fxt_family(w, "pagecache", c->mode, NULL, NULL);
+	assert_int_equal(pwriter__bucket(w, FX_BUCKET1_T0, FX_BUCKET1_T1, rows, 2), 0);
+	if (c->tables)
+		pc_tables(w);
+}
+
+static struct profile *pc_profile(const struct pc_case *c)
+{
+	struct pwriter_opts o = { 0 };
+
+	return fxt_profile(o, fill_pc, (void *)c);
+}
+
+static void test_pagecache_view_files(void **state)
+{
+	const struct pc_case c = { "tp_btf:add,delete,lookup,fault", true };
+	struct profile *p = pc_profile(&c);
+	struct pagecache_view v;
+	const struct pc_entry *a, *b, *cc;
+
+	(void)state;
+	assert_int_equal(pagecache_view__build(&v, p), 0);
+	assert_true(v.recorded && v.lookups_counted);
+	assert_int_equal(v.files.n, 3);
+	/* Most pages added first; a tie (128) goes to the most looked up. */
+	cc = &v.files.e[0];
+	a = &v.files.e[1];
+	b = &v.files.e[2];
+	assert_int_equal(a->id[1], 11);
+	assert_int_equal(cc->id[1], 13);
+	assert_int_equal(b->id[1], 12);
+	/* Its two rows merged; the path and the lock from the row that had them. */
+	assert_string_equal(a->name, "/data/a");
+	assert_int_equal(a->lock, IPAGES_A);
+	assert_int_equal(a->v[PC_ADDED], 128);
+	assert_int_equal(a->v[PC_EVICTED], 4);
+	assert_int_equal(a->v[PC_LOOKUPS], 500);
+	assert_int_equal(a->v[PC_READAHEAD], 64);
+	/* Both flags of its lock's rows. */
+	assert_int_equal(a->contended, 5);
+	assert_int_equal(a->wait_ns, 350);
+	assert_true(fabs(a->hit_pct - 100.0 * (1 - 128.0 / 500)) < 1e-9);
+	/* No lookups: no ratio; more added than looked up: 0, not negative. */
+	assert_true(isnan(b->hit_pct));
+	assert_int_equal(b->contended, 0);
+	assert_true(fabs(cc->hit_pct - 100.0 * (1 - 128.0 / 1000)) < 1e-9);
+	assert_int_equal(cc->lock, 0);
+	assert_int_equal(v.procs.n, 2);
+	assert_int_equal(v.procs.e[0].id[0], 300);
+	assert_string_equal(v.procs.e[0].name, "tworead");
+	assert_true(fabs(v.procs.e[0].hit_pct - 100.0 * (1 - 256.0 / 500)) < 1e-9);
+	assert_string_equal(v.procs.e[1].name, "kswapd0");
+	pagecache_view__free(&v);
+	profile__free(p);
+}
+
+static void test_pagecache_view_no_lookups(void **state)
+{
+	const struct pc_case c = { "tracepoint:add,delete", true };
+	struct profile *p = pc_profile(&c);
+	struct pagecache_view v;
+
+	(void)state;
+	assert_int_equal(pagecache_view__build(&v, p), 0);
+	assert_false(v.lookups_counted);
+	/* The kernel could not count lookups: no hit ratio, even where a row has some. */
+	assert_true(isnan(v.files.e[0].hit_pct));
+	pagecache_view__free(&v);
+	profile__free(p);
+}
+
+static void test_pagecache_view_absent(void **state)
+{
+	const struct pc_case none = { NULL, false }, quiet = { "tp_btf:add", false };
+	struct profile *p = pc_profile(&none);
+	struct pagecache_view v;
+
+	(void)state;
+	assert_int_equal(pagecache_view__build(&v, p), -ENOENT);
+	pagecache_view__free(&v);
+	profile__free(p);
+	/* Recorded, nothing seen: an empty view, not an error. */
+	p = pc_profile(&quiet);
+	assert_int_equal(pagecache_view__build(&v, p), 0);
+	assert_int_equal(v.files.n + v.procs.n, 0);
+	pagecache_view__free(&v);
+	profile__free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fd_view_joins),
+		cmocka_unit_test(test_fd_view_fget_not_measured),
+		cmocka_unit_test(test_fd_view_filters),
+		cmocka_unit_test(test_fd_view_not_recorded),
+		cmocka_unit_test(test_pagecache_view_files),
+		cmocka_unit_test(test_pagecache_view_no_lookups),
+		cmocka_unit_test(test_pagecache_view_absent),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
