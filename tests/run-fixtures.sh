@@ -100,6 +100,14 @@ tables_ok() {
 		"$ls" report -i "$f" --view tables --table mmap_lock -f csv | head -1 |
 		grep -q '^lock,pid,write,caller,acquired,failed,wait_ns,wait_max_ns,held,hold_ns,hold_max_ns$'
 }
+# A user stack key is shown as its caller (the function that took the
+# lock), in report's tables view and in top's tables, never as a stack id.
+user_keys_ok() {
+	local f=$dir/data/mutexstorm-ulocks.data want='["main","storm_op"]'
+	[ "$("$ls" report -i "$f" --view tables --table ulocks -f json | jq -c '[.[].caller] | unique')" = "$want" ] &&
+	[ "$("$ls" top --replay "$f" --speed 0 -f json |
+	     jq -s -c '[.[-1].tables[] | select(.name == "ulocks") | .rows[].keys.caller] | unique')" = "$want" ]
+}
 tables_errors_ok() {
 	local f=$dir/data/vm61-fdstorm.data rc
 	"$ls" report -i "$f" --view tables --table nosuch 2>"$tmp/t.err"; rc=$?
@@ -121,6 +129,7 @@ statloop_ok() {
 }
 check "statloop: ns per stat, exact op count, usage and runtime errors" statloop_ok
 check "vm61-fdstorm.data: --view tables lists the mmap_lock table with its columns" tables_ok
+check "mutexstorm-ulocks.data: user stack keys are their callers in report and top" user_keys_ok
 check "report --table and --view: every misuse is one clear line and the right exit" tables_errors_ok
 check "diff: a profile against itself changes nothing" diff_self_ok
 check "diff: hotspots against fdstorm has new and gone functions, constant CSV columns" diff_new_gone_ok

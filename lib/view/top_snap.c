@@ -18,6 +18,7 @@
 #include "view/top_snap.h"
 #include "view/view_hits.h"
 #include "view/view_locks.h"
+#include "view/view_tables.h"
 
 /* --- the arena: one free for a whole snapshot ---------------------------- */
 
@@ -477,23 +478,12 @@ static int build_funcs(struct top_snap *s, const struct top_model *m, const stru
 
 /* --- the other families' tables ------------------------------------------------ */
 
-static bool hex_key(const char *name)
-{
-	return !strcmp(name, "lock") || !strcmp(name, "files") || !strcmp(name, "file_lock") ||
-	       !strcmp(name, "mapping") || !strcmp(name, "addr");
-}
-
 static const char *key_text(struct top_snap *s, const struct profile *p, const struct ptable *t,
-			    uint32_t c, uint64_t v)
+			    const uint64_t *row, uint32_t c)
 {
 	char buf[256];
 
-	if (t->kinds[c] == TCOL_KEY_STR)
-		return arena_str(s, profile__str(p, v));
-	if (t->kinds[c] == TCOL_KEY_KSTACK)
-		return arena_str(s, profile__caller(p, (int32_t)v, buf, sizeof(buf)));
-	snprintf(buf, sizeof(buf), hex_key(t->cols[c]) ? "0x%llx" : "%llu", (unsigned long long)v);
-	return arena_str(s, buf);
+	return arena_str(s, table_view__key(p, t, row, c, buf, sizeof(buf)));
 }
 
 /* A table row, its keys as text: only for the rows shown, or filtered on. */
@@ -506,7 +496,7 @@ static int copy_trow(struct top_snap *s, struct top_table *tt, struct top_trow *
 	if (!r->keys)
 		return -ENOMEM;
 	for (c = 0; c < t->ncols; c++)
-		if (tcol_is_key(t->kinds[c]) && !(r->keys[k++] = key_text(s, p, t, c, r->src[c])))
+		if (tcol_is_key(t->kinds[c]) && !(r->keys[k++] = key_text(s, p, t, r->src, c)))
 			return -ENOMEM;
 	r->src = NULL;
 	return 0;
@@ -584,14 +574,14 @@ static int table_schema(struct top_snap *s, struct top_table *tt, const struct p
 	if (!tt->name || !tt->key_names || !tt->val_names || !kinds || !tt->rows)
 		return -ENOMEM;
 	for (c = 0; c < t->ncols; c++) {
-		/* In a stack column the view shows who took the lock. */
-		const char *name = t->kinds[c] == TCOL_KEY_KSTACK ? "caller" : t->cols[c];
+		struct tshown sh;
 
+		table_view__col(t, c, &sh);
 		if (tcol_is_key(t->kinds[c])) {
-			tt->key_names[k++] = arena_str(s, name);
+			tt->key_names[k++] = arena_str(s, sh.name);
 		} else {
 			kinds[v] = t->kinds[c];
-			tt->val_names[v++] = arena_str(s, name);
+			tt->val_names[v++] = arena_str(s, sh.name);
 		}
 	}
 	return 0;

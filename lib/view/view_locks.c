@@ -458,8 +458,7 @@ static const char *user_function(const struct profile *p, uint32_t tgid, uint64_
 	return profile__str(p, p->uframes[u->first + u->nframes - 1].function);
 }
 
-/* Who took a user lock: the first frame outside the C library's locking code. */
-static const char *user_caller(const struct profile *p, uint32_t tgid, int32_t stack_id, char *buf, size_t len)
+const char *user_stack_caller(const struct profile *p, uint32_t tgid, int32_t stack_id, char *buf, size_t len)
 {
 	const struct stack *s = stack_id >= 0 ? profile__stack(p, stack_id) : NULL;
 	const char *func, *module, *last = NULL;
@@ -533,7 +532,7 @@ static void urow_of(const struct profile *p, const struct ucols *c, const uint64
 	r->stack_id = (int32_t)row[c->stack];
 	r->name = profile__str(p, row[c->name]);
 	r->comm = profile__str(p, row[c->comm]);
-	user_caller(p, r->tgid, r->stack_id, r->caller, sizeof(r->caller));
+	user_stack_caller(p, r->tgid, r->stack_id, r->caller, sizeof(r->caller));
 }
 
 /*

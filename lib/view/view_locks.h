@@ -97,6 +97,12 @@ const char *lock_view__str(const struct lock_view *v, uint32_t id);
 /* One frame of a part's stack: a kernel symbol, or a user function and its file. */
 void lock_view__frame(const struct lock_view *v, const struct lock_part *s, uint64_t pc,
 		      char *buf, size_t len);
+/*
+ * Who took a user lock, from a user stack of process tgid: the first
+ * frame outside the C library's locking code ("[no stack]" for a
+ * negative id), as the locks view names the callers of user locks.
+ */
+const char *user_stack_caller(const struct profile *p, uint32_t tgid, int32_t stack_id, char *buf, size_t len);
 /* Contended / acquired in percent, NAN when acquisitions were not measured. */
 double hold_con_pct(const struct lock_row_val *w, const struct hold_val *h);
 

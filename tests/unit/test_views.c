@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The views of the counting families (lib/view): the fd view (fd tables
- * joined per process with the file_lock waits) and the pagecache view
- * (files and processes merged over their rows, the i_pages lock joined).
+ * joined per process with the file_lock waits), the pagecache view
+ * (files and processes merged over their rows, the i_pages lock joined)
+ * and the counter tables as recorded (each column's kind, keys as text).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,8 +16,10 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include "fixtures_tables.h"
+#include "fixtures_ulocks.h"
 #include "view/view_fd.h"
 #include "view/view_pagecache.h"
+#include "view/view_tables.h"
 
 /* ---- the fd view ---- */
 
@@ -345,6 +349,90 @@ static void test_pagecache_view_absent(void **state)
 	profile__free(p);
 }
 
+/* ---- the counter tables as recorded ---- */
+
+enum { TC_LOCK, TC_PID, TC_USTACK, TC_KSTACK, TC_NAME, TC_WAIT, TC_COUNT, TC__N };
+
+static const struct tcol tv_cols[TC__N] = {
+	[TC_LOCK] = { "lock", TCOL_KEY }, [TC_PID] = { "pid", TCOL_KEY },
+	[TC_USTACK] = { "stack", TCOL_KEY_USTACK }, [TC_KSTACK] = { "kstack", TCOL_KEY_KSTACK },
+	[TC_NAME] = { "name", TCOL_KEY_STR }, [TC_WAIT] = { "wait_ns", TCOL_SUM },
+	[TC_COUNT] = { "count", TCOL_SUM },
+};
+static const struct tschema tv_schema = { "test.keys", TC__N, tv_cols };
+static const struct tstack tv_kstack = { 2, { FX_RAW_SPIN_LOCK + 0x10, FX_ALLOC_FD + 0x20 } };
+
+static void fill_keys(struct pwriter *w, void *ctx)
+{
+	uint64_t rows[2][TC__N] = {
+		{ STORM_LOCK, TGID, tptr(&fxu_waiter), tptr(&tv_kstack), tptr("storm_lock"), 1000, 10 },
+		{ HEAP_LOCK, TGID, 0, 0, tptr(""), 5, 1 },	/* no stacks */
+	};
+
+	(void)ctx;
+	fxt_table(w, &tv_schema, &rows[0][0], 2);
+	assert_int_equal(pwriter__usyms(w), 0);
+}
+
+/* The row of t whose lock column holds lock. */
+static const uint64_t *row_of(const struct ptable *t, uint64_t lock)
+{
+	const uint64_t *row;
+	size_t it = 0;
+
+	while ((row = htab_next(&t->rows, &it, NULL)))
+		if (row[TC_LOCK] == lock)
+			return row;
+	fail_msg("no row for lock %#" PRIx64, lock);
+	return NULL;
+}
+
+static void expect_col(const struct ptable *t, uint32_t c, const char *name, enum tshow show)
+{
+	struct tshown sh;
+
+	table_view__col(t, c, &sh);
+	assert_string_equal(sh.name, name);
+	assert_int_equal(sh.show, show);
+}
+
+static void test_tables_view_keys(void **state)
+{
+	struct pwriter_opts o = { .resolve_user = fxu_resolve };
+	const struct ptable *t;
+	const uint64_t *row;
+	struct profile *p;
+	struct ksyms ks;
+	char buf[256];
+
+	(void)state;
+	assert_int_equal(fx_ksyms(&ks), 0);
+	o.ksyms = &ks;
+	p = fxt_profile(o, fill_keys, NULL);
+	t = profile__table(p, "test.keys");
+	assert_non_null(t);
+	expect_col(t, TC_LOCK, "lock", TSHOW_ADDR);
+	expect_col(t, TC_PID, "pid", TSHOW_NUM);
+	/* Stack columns are shown as who took the lock. */
+	expect_col(t, TC_USTACK, "caller", TSHOW_TEXT);
+	expect_col(t, TC_KSTACK, "caller", TSHOW_TEXT);
+	expect_col(t, TC_NAME, "name", TSHOW_TEXT);
+	expect_col(t, TC_WAIT, "wait_ns", TSHOW_NS);
+	expect_col(t, TC_COUNT, "count", TSHOW_NUM);
+	row = row_of(t, STORM_LOCK);
+	assert_string_equal(table_view__key(p, t, row, TC_LOCK, buf, sizeof(buf)), "0x55d000004000");
+	assert_string_equal(table_view__key(p, t, row, TC_PID, buf, sizeof(buf)), "42");
+	/* The user stack's caller: past libc's lock functions, the program's storm_op, not an id. */
+	assert_string_equal(table_view__key(p, t, row, TC_USTACK, buf, sizeof(buf)), "storm_op");
+	assert_string_equal(table_view__key(p, t, row, TC_KSTACK, buf, sizeof(buf)), "alloc_fd+0x20");
+	assert_string_equal(table_view__key(p, t, row, TC_NAME, buf, sizeof(buf)), "storm_lock");
+	row = row_of(t, HEAP_LOCK);
+	assert_string_equal(table_view__key(p, t, row, TC_USTACK, buf, sizeof(buf)), "[no stack]");
+	assert_string_equal(table_view__key(p, t, row, TC_KSTACK, buf, sizeof(buf)), "[no stack]");
+	profile__free(p);
+	ksyms_free(&ks);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -355,6 +443,7 @@ int main(void)
 		cmocka_unit_test(test_pagecache_view_files),
 		cmocka_unit_test(test_pagecache_view_no_lookups),
 		cmocka_unit_test(test_pagecache_view_absent),
+		cmocka_unit_test(test_tables_view_keys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
