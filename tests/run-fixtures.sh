@@ -49,6 +49,21 @@ cuts_ok() {
 	done
 }
 
+# CSV and JSON carry the same columns. csv_keys ARGS: the CSV header's
+# names, sorted; json_keys JQ ARGS: the keys jq lists, sorted.
+csv_keys() { "$ls" report "$@" -f csv | head -n 1 | tr , '\n' | sort | tr '\n' ' '; }
+json_keys() { local q=$1; shift; "$ls" report "$@" -f json | jq -r "$q" | sort | tr '\n' ' '; }
+same_keys() {
+	[ "$1" = "$2" ] || { echo "CSV: $1" >&2; echo "JSON: $2" >&2; return 1; }
+}
+# A locks CSV line is a lock, caller or total object (lock and caller are
+# JSON's name and symbol, row is the nesting).
+csv_json_same_ok() {
+	same_keys "$(csv_keys -i "$1" | sed 's/\brow //')" \
+		"$(json_keys '[(.locks[] | keys[]), (.locks[].callers[] | keys[]), (.total | keys[])] |
+			map(select(. != "callers") | if . == "name" then "lock" elif . == "symbol" then "caller" else . end) |
+			unique[]' -i "$1")"
+}
 # top --replay: report's model interval by interval; the full-screen view under tmux.
 top_replay_ok() {
 	"$ls" top --replay "$1" --speed 0 -f json >"$tmp/top.jsonl" &&
@@ -88,6 +103,9 @@ for f in "$dir"/data/*.data; do
 	check "$name: report text" text_ok "$f"
 	check "$name: every cut is read or refused, no sanitizer report" cuts_ok "$f"
 	check "$name: top --replay ends on report's totals" top_replay_ok "$f"
+done
+for f in fdstorm vm61-fdstorm mutexstorm-ulocks; do
+	check "$f.data: the locks view's CSV columns are its JSON's" csv_json_same_ok "$dir/data/$f.data"
 done
 check "fdstorm.data: per-task filter finds files_struct.file_lock" named_ok
 check "hotspots.data: the hit list names hot_three after the recording" hits_ok

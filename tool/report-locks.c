@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * lockstat report's locks view, lockmeter style: one row per lock, its
- * callers indented below, a TOTAL row; as text, JSON or CSV.
+ * callers indented below, a TOTAL row; text, JSON and CSV from one
+ * description of the columns.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +14,72 @@
 #include "format/locktype.h"
 #include "out/head.h"
 #include "report.h"
+
+enum {
+	L_ROW, L_NAME, L_TYPE, L_CALLER,
+	L_CONTENDED, L_WAIT_TOTAL, L_WAIT_AVG, L_WAIT_MAX, L_WAIT_MIN, L_P50, L_P99, L_PCT,
+	L_ACQUIRED, L_CON_PCT, L_HOLD_AVG, L_HOLD_MAX, L_UTIL, L_HOLD_TOTAL,
+	L_USER, L__COUNT,
+};
+
+/*
+ * CSV and JSON carry them all (the hold ones when the profile has hold
+ * data), CSV in this order; a CSV line's kind is JSON's nesting. New
+ * columns go last, where a script reading CSV by position does not see
+ * them move the others.
+ */
+static const struct out_col lock_cols[L__COUNT] = {
+	[L_ROW] = { "row", NULL, COL_STR, 0, false, OUT_NO_JSON },
+	[L_NAME] = { "name", "lock / caller", COL_STR, 0, true, OUT_TOP, "lock" },
+	[L_TYPE] = { "type", "type", COL_STR, 11, false, OUT_TOP },
+	[L_CALLER] = { "symbol", NULL, COL_STR, 0, false, OUT_SUB, "caller" },
+	[L_CONTENDED] = { "contended", "contended", COL_U64, 10, false },
+	[L_WAIT_TOTAL] = { "wait_total_ns", "total wait", COL_NS, 11, false },
+	[L_WAIT_AVG] = { "wait_avg_ns", "avg wait", COL_NS, 10, false },
+	[L_WAIT_MAX] = { "wait_max_ns", "max wait", COL_NS, 10, false },
+	[L_WAIT_MIN] = { "wait_min_ns", NULL, COL_NS, 0, false },
+	[L_P50] = { "p50_ns", "p50", COL_NS, 10, false },
+	[L_P99] = { "p99_ns", "p99", COL_NS, 10, false },
+	[L_PCT] = { "wait_pct_cpu", "%cpu", COL_PCT, 6, false },
+	/* lockmeter's hold columns, when the profile has hold data */
+	[L_ACQUIRED] = { "acquired", "acquired", COL_U64, 10, false },
+	[L_CON_PCT] = { "con_pct", "CON%", COL_PCT, 6, false },
+	[L_HOLD_AVG] = { "hold_avg_ns", "hold avg", COL_NS, 10, false },
+	[L_HOLD_MAX] = { "hold_max_ns", "hold max", COL_NS, 10, false },
+	[L_UTIL] = { "util_pct", "UTIL%", COL_PCT, 6, false },
+	[L_HOLD_TOTAL] = { "hold_total_ns", NULL, COL_NS, 0, false },
+	[L_USER] = { "user", NULL, COL_BOOL, 0, false, OUT_TOP },
+};
+
+/* Text: the figures, the hold ones before the type, the name last (it has no width). */
+static const int text_order[] = {
+	L_CONTENDED, L_WAIT_TOTAL, L_WAIT_AVG, L_WAIT_MAX, L_P50, L_P99, L_PCT,
+	L_ACQUIRED, L_CON_PCT, L_HOLD_AVG, L_HOLD_MAX, L_UTIL, L_TYPE, L_NAME,
+};
+
+static bool is_hold_col(int c)
+{
+	return c >= L_ACQUIRED && c <= L_HOLD_TOTAL;
+}
+
+/* The columns of this profile (map[]: their index in cols), and the text's, in its order. */
+static int lock_cols_of(const struct report *r, struct out_col *cols, int *text, int *ntext)
+{
+	int map[L__COUNT], c, i, n = 0;
+
+	for (c = 0; c < L__COUNT; c++) {
+		map[c] = -1;
+		if (!is_hold_col(c) || r->view.has_hold) {
+			map[c] = n;
+			cols[n++] = lock_cols[c];
+		}
+	}
+	*ntext = 0;
+	for (i = 0; i < (int)(sizeof(text_order) / sizeof(text_order[0])); i++)
+		if (map[text_order[i]] >= 0)
+			text[(*ntext)++] = map[text_order[i]];
+	return n;
+}
 
 static size_t shown_locks(const struct report *r)
 {
@@ -23,72 +91,6 @@ static size_t shown_locks(const struct report *r)
 static double pct_cpu(const struct report *r, const struct lock_row_val *v)
 {
 	return r->cpu_ns > 0 ? 100.0 * v->total_ns / r->cpu_ns : 0;
-}
-
-/* --- text and CSV ---------------------------------------------------------- */
-
-static const struct out_col text_cols[] = {
-	{ "contended", "contended", COL_U64, 10, false },
-	{ "wait_total_ns", "total wait", COL_NS, 11, false },
-	{ "wait_avg_ns", "avg wait", COL_NS, 10, false },
-	{ "wait_max_ns", "max wait", COL_NS, 10, false },
-	{ "p50_ns", "p50", COL_NS, 10, false },
-	{ "p99_ns", "p99", COL_NS, 10, false },
-	{ "wait_pct_cpu", "%cpu", COL_PCT, 6, false },
-	{ "type", "type", COL_STR, 11, false },
-	{ "name", "lock / caller", COL_STR, 0, true },
-};
-
-static const struct out_col csv_cols[] = {
-	{ "row", "row", COL_STR, 0, true },
-	{ "lock", "lock", COL_STR, 0, true },
-	{ "type", "type", COL_STR, 0, true },
-	{ "caller", "caller", COL_STR, 0, true },
-	{ "contended", "contended", COL_U64, 0, false },
-	{ "wait_total_ns", "total wait", COL_NS, 0, false },
-	{ "wait_avg_ns", "avg wait", COL_NS, 0, false },
-	{ "wait_max_ns", "max wait", COL_NS, 0, false },
-	{ "wait_min_ns", "min wait", COL_NS, 0, false },
-	{ "p50_ns", "p50", COL_NS, 0, false },
-	{ "p99_ns", "p99", COL_NS, 0, false },
-	{ "wait_pct_cpu", "%cpu", COL_PCT, 0, false },
-};
-
-/* lockmeter's hold columns, shown when the profile has hold data. */
-static const struct out_col hold_cols[] = {
-	{ "acquired", "acquired", COL_U64, 10, false },
-	{ "con_pct", "CON%", COL_PCT, 6, false },
-	{ "hold_avg_ns", "hold avg", COL_NS, 10, false },
-	{ "hold_max_ns", "hold max", COL_NS, 10, false },
-	{ "util_pct", "UTIL%", COL_PCT, 6, false },
-};
-
-#define NHOLD_COLS	(sizeof(hold_cols) / sizeof(hold_cols[0]))
-#define MAX_LOCK_COLS	24
-
-/* The base columns with the hold ones inserted before column at (text) or at the end. */
-static int lock_cols(const struct report *r, const struct out_col *base, int n, int at,
-		     struct out_col *out)
-{
-	int i, k = 0;
-
-	for (i = 0; i < n; i++) {
-		if (i == at && r->view.has_hold) {
-			memcpy(out + k, hold_cols, sizeof(hold_cols));
-			k += NHOLD_COLS;
-		}
-		out[k] = base[i];
-		if (at < 0)
-			out[k].width = 0;
-		k++;
-	}
-	if (at < 0 && r->view.has_hold) {
-		for (i = 0; i < (int)NHOLD_COLS; i++, k++) {
-			out[k] = hold_cols[i];
-			out[k].width = 0;
-		}
-	}
-	return k;
 }
 
 static double util_pct(const struct report *r, const struct hold_val *h)
@@ -118,12 +120,12 @@ static double con_pct(const struct report *r, const struct lock_row_val *v, cons
 static void put_hold(struct out_table *t, const struct report *r, const struct lock_row_val *v,
 		     const struct hold_val *h)
 {
+	int i;
+
 	if (!r->view.has_hold)
 		return;
-	if (!h->has_hold) {
-		int i;
-
-		for (i = 0; i < (int)NHOLD_COLS; i++)
+	if (!h->has_hold) {	/* not measured, never "none" */
+		for (i = L_ACQUIRED; i <= L_HOLD_TOTAL; i++)
 			out_table__none(t);
 		return;
 	}
@@ -132,48 +134,49 @@ static void put_hold(struct out_table *t, const struct report *r, const struct l
 	out_table__ns(t, h->held ? h->hold_ns / h->held : 0);
 	out_table__ns(t, h->hold_max_ns);
 	out_table__pct(t, util_pct(r, h));
+	out_table__ns(t, h->hold_ns);
 }
 
-static void put_stats(struct out_table *t, const struct report *r, const struct lock_row_val *v, bool csv)
+/* From contended to the hold columns. */
+static void put_values(struct out_table *t, const struct report *r, const struct lock_row_val *v,
+		       const struct hold_val *h)
 {
 	out_table__u64(t, v->count);
 	out_table__ns(t, v->total_ns);
 	out_table__ns(t, row_avg(v));
 	out_table__ns(t, v->max_ns);
-	if (csv)
-		out_table__ns(t, v->count ? v->min_ns : 0);
+	out_table__ns(t, v->count ? v->min_ns : 0);
 	out_table__ns(t, hist_quantile(v, 0.50));
 	out_table__ns(t, hist_quantile(v, 0.99));
 	out_table__pct(t, pct_cpu(r, v));
+	put_hold(t, r, v, h);
 }
 
-static void put_text_row(struct out_table *t, const struct report *r, int indent,
-			 const struct lock_row_val *v, const struct hold_val *h, const char *type,
-			 const char *name)
+/* A lock's row (c NULL) or one of its callers'. */
+static void put_row(struct out_table *t, const struct report *r, const struct lock_entry *e,
+		    const struct lock_part *c)
 {
-	out_table__row_begin(t, indent);
-	put_stats(t, r, v, false);
-	put_hold(t, r, v, h);
-	out_table__str(t, type);
-	out_table__str(t, name);
+	out_table__row_begin(t, c ? 1 : 0);
+	out_table__str(t, c ? "caller" : "lock");
+	out_table__str(t, lock_view__str(&r->view, e->name));
+	out_table__str(t, lock_type_name(e->flags));
+	out_table__str(t, c ? lock_view__str(&r->view, c->caller) : NULL);
+	put_values(t, r, c ? &c->v : &e->v, c ? &c->h : &e->h);
+	out_table__bool(t, lock_type_is_user(e->flags));
 	out_table__row_end(t);
 }
 
-static void put_csv_row(struct out_table *t, const struct report *r, const char *kind,
-			const char *lock, const char *type, const char *caller,
-			const struct lock_row_val *v, const struct hold_val *h)
+static void put_total(struct out_table *t, const struct report *r)
 {
-	out_table__row_begin(t, 0);
-	out_table__str(t, kind);
-	out_table__str(t, lock);
-	out_table__str(t, type);
-	out_table__str(t, caller);
-	put_stats(t, r, v, true);
-	put_hold(t, r, v, h);
+	out_table__total_begin(t, "TOTAL");
+	out_table__str(t, "total");
+	out_table__none(t);
+	out_table__none(t);
+	out_table__none(t);
+	put_values(t, r, &r->view.total, &r->view.hold_total);
 	out_table__row_end(t);
 }
 
-/* What the profile says of a family, as one line. */
 static void print_hist(const struct lock_row_val *v)
 {
 	uint64_t peak = 0;
@@ -255,105 +258,10 @@ static void print_uprobes_note(const struct report *r)
 	}
 }
 
-static void print_text(const struct report *r)
-{
-	struct out_col cols[MAX_LOCK_COLS];
-	struct out_table *t;
-	size_t i, c;
-	int n;
-
-	out_head__text(stdout, r->p, r->o.input);
-	print_hold_note(r);
-	print_uprobes_note(r);
-	n = lock_cols(r, text_cols, sizeof(text_cols) / sizeof(text_cols[0]), 7, cols);
-	t = out_table__new(stdout, OUT_TEXT, cols, n);
-	for (i = 0; t && i < shown_locks(r); i++) {
-		const struct lock_entry *e = &r->view.locks[i];
-
-		put_text_row(t, r, 0, &e->v, &e->h, lock_type_name(e->flags), lock_view__str(&r->view, e->name));
-		for (c = 0; c < e->ncallers; c++)
-			put_text_row(t, r, 1, &e->callers[c].v, &e->callers[c].h, "",
-				     lock_view__str(&r->view, e->callers[c].caller));
-		fflush(stdout);
-		if (r->o.hist)
-			print_hist(&e->v);
-		if (r->o.stacks)
-			print_stacks(r, e);
-	}
-	if (t) {
-		out_table__separator(t);
-		put_text_row(t, r, 0, &r->view.total, &r->view.hold_total, "", "TOTAL");
-		out_table__free(t);
-	}
-}
-
-static void print_csv(const struct report *r)
-{
-	struct out_col cols[MAX_LOCK_COLS];
-	struct out_table *t;
-	size_t i, c;
-	int n = lock_cols(r, csv_cols, sizeof(csv_cols) / sizeof(csv_cols[0]), -1, cols);
-
-	t = out_table__new(stdout, OUT_CSV, cols, n);
-	for (i = 0; t && i < shown_locks(r); i++) {
-		const struct lock_entry *e = &r->view.locks[i];
-		const char *name = lock_view__str(&r->view, e->name), *type = lock_type_name(e->flags);
-
-		put_csv_row(t, r, "lock", name, type, "", &e->v, &e->h);
-		for (c = 0; c < e->ncallers; c++)
-			put_csv_row(t, r, "caller", name, type, lock_view__str(&r->view, e->callers[c].caller),
-				    &e->callers[c].v, &e->callers[c].h);
-	}
-	if (t) {
-		put_csv_row(t, r, "total", "", "", "", &r->view.total, &r->view.hold_total);
-		out_table__free(t);
-	}
-}
-
-/* --- JSON -------------------------------------------------------------------- */
-
-static void json_stats(struct json_writer *jw, const struct report *r, const struct lock_row_val *v)
-{
-	jw_u64_field(jw, "contended", v->count);
-	jw_u64_field(jw, "wait_total_ns", v->total_ns);
-	jw_u64_field(jw, "wait_avg_ns", row_avg(v));
-	jw_u64_field(jw, "wait_max_ns", v->max_ns);
-	jw_u64_field(jw, "wait_min_ns", v->count ? v->min_ns : 0);
-	jw_u64_field(jw, "p50_ns", hist_quantile(v, 0.50));
-	jw_u64_field(jw, "p99_ns", hist_quantile(v, 0.99));
-	jw_double_field(jw, "wait_pct_cpu", pct_cpu(r, v));
-}
-
-/* Every family the profile names, as recorded, each as one line. */
-static void json_hold(struct json_writer *jw, const struct report *r, const struct lock_row_val *v,
-		      const struct hold_val *h)
-{
-	if (!r->view.has_hold)
-		return;
-	if (!h->has_hold) {
-		jw_null_field(jw, "acquired");
-		jw_null_field(jw, "con_pct");
-		jw_null_field(jw, "hold_avg_ns");
-		jw_null_field(jw, "hold_max_ns");
-		jw_null_field(jw, "util_pct");
-		return;
-	}
-	jw_u64_field(jw, "acquired", h->acquired);
-	if (h->acquired)
-		jw_double_field(jw, "con_pct", con_pct(r, v, h));
-	else
-		jw_null_field(jw, "con_pct");
-	jw_u64_field(jw, "hold_total_ns", h->hold_ns);
-	jw_u64_field(jw, "hold_avg_ns", h->held ? h->hold_ns / h->held : 0);
-	jw_u64_field(jw, "hold_max_ns", h->hold_max_ns);
-	jw_double_field(jw, "util_pct", util_pct(r, h));
-}
-
 static void json_hist(struct json_writer *jw, const struct lock_row_val *v)
 {
 	int i;
 
-	jw_name(jw, "hist");
 	jw_start_array(jw);
 	for (i = 0; i < LS_HIST_SLOTS; i++) {
 		if (!v->hist[i])
@@ -375,7 +283,6 @@ static void json_stacks(struct json_writer *jw, const struct report *r, const st
 	char sym[256];
 	size_t i, f;
 
-	jw_name(jw, "stacks");
 	jw_start_array(jw);
 	for (i = 0; i < e->nstacks; i++) {
 		const struct stack *st = profile__stack(r->p, e->stacks[i].stack_id);
@@ -396,64 +303,60 @@ static void json_stacks(struct json_writer *jw, const struct report *r, const st
 	jw_end_array(jw);
 }
 
-static void json_lock(struct json_writer *jw, const struct report *r, const struct lock_entry *e)
+/* --hist and --stacks: lines under the lock's in text, members of its object in JSON. */
+static void put_details(struct out_table *t, const struct report *r, const struct lock_entry *e)
 {
-	size_t c;
+	struct json_writer *jw;
 
-	jw_start_object(jw);
-	jw_string_field(jw, "name", lock_view__str(&r->view, e->name));
-	jw_string_field(jw, "type", lock_type_name(e->flags));
-	jw_bool_field(jw, "user", lock_type_is_user(e->flags));
-	json_stats(jw, r, &e->v);
-	json_hold(jw, r, &e->v, &e->h);
-	jw_name(jw, "callers");
-	jw_start_array(jw);
-	for (c = 0; c < e->ncallers; c++) {
-		jw_start_object(jw);
-		jw_string_field(jw, "symbol", lock_view__str(&r->view, e->callers[c].caller));
-		json_stats(jw, r, &e->callers[c].v);
-		json_hold(jw, r, &e->callers[c].v, &e->callers[c].h);
-		jw_end_object(jw);
+	if (r->o.format == OUT_TEXT) {
+		if (r->o.hist)
+			print_hist(&e->v);
+		if (r->o.stacks)
+			print_stacks(r, e);
+		return;
 	}
-	jw_end_array(jw);
-	if (r->o.hist)
+	if (r->o.hist && (jw = out_table__extra(t, "hist")))
 		json_hist(jw, &e->v);
-	if (r->o.stacks)
+	if (r->o.stacks && (jw = out_table__extra(t, "stacks")))
 		json_stacks(jw, r, e);
-	jw_end_object(jw);
 }
 
-static void print_json(const struct report *r)
+static void print_rows(struct out_doc *d, const struct report *r)
 {
-	struct json_writer *jw = jw_new(stdout, isatty(STDOUT_FILENO));
-	size_t i;
+	struct out_col cols[L__COUNT];
+	struct out_table *t;
+	int text[L__COUNT], ntext, n = lock_cols_of(r, cols, text, &ntext);
+	size_t i, c;
 
-	if (!jw)
+	t = out_doc__table(d, "locks", cols, n);
+	if (!t)
 		return;
-	jw_start_object(jw);
-	out_head__json(jw, r->p, r->o.input);
-	out_lost__json(jw, r->p);
-	jw_name(jw, "locks");
-	jw_start_array(jw);
-	for (i = 0; i < shown_locks(r); i++)
-		json_lock(jw, r, &r->view.locks[i]);
-	jw_end_array(jw);
-	jw_name(jw, "total");
-	jw_start_object(jw);
-	json_hold(jw, r, &r->view.total, &r->view.hold_total);
-	json_stats(jw, r, &r->view.total);
-	jw_end_object(jw);
-	jw_end_object(jw);
-	jw_free(jw);
+	out_table__text_order(t, text, ntext);
+	out_table__set_children(t, "callers");
+	for (i = 0; i < shown_locks(r); i++) {
+		const struct lock_entry *e = &r->view.locks[i];
+
+		put_row(t, r, e, NULL);
+		for (c = 0; c < e->ncallers; c++)
+			put_row(t, r, e, &e->callers[c]);
+		put_details(t, r, e);
+	}
+	put_total(t, r);
+	out_table__free(t);
 }
 
 int print_locks(const struct report *r)
 {
-	if (r->o.format == OUT_JSON)
-		print_json(r);
-	else if (r->o.format == OUT_CSV)
-		print_csv(r);
-	else
-		print_text(r);
+	struct out_doc *d = out_doc__new(stdout, r->o.format, isatty(STDOUT_FILENO));
+
+	if (!d)
+		return -ENOMEM;
+	out_head(d, r->p, r->o.input);
+	if (r->o.format == OUT_TEXT) {
+		print_hold_note(r);
+		print_uprobes_note(r);
+	}
+	print_rows(d, r);
+	out_doc__free(d);
 	return 0;
 }

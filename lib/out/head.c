@@ -137,3 +137,15 @@ void out_lost__json(struct json_writer *jw, const struct profile *p)
 		jw_u64_field(jw, p->lost[i].key, strtoull(p->lost[i].value, NULL, 10));
 	jw_end_object(jw);
 }
+
+void out_head(struct out_doc *d, const struct profile *p, const char *file)
+{
+	struct json_writer *jw = out_doc__jw(d);
+
+	if (out_doc__format(d) == OUT_TEXT)
+		out_head__text(out_doc__file(d), p, file);
+	if (jw) {
+		out_head__json(jw, p, file);
+		out_lost__json(jw, p);
+	}
+}

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include "base/json.h"
 #include "format/profile.h"
+#include "out/output.h"
 
 /*
  * What every view of a profile says before its rows: the recording's
@@ -13,6 +14,8 @@
  * profile was read from, as the user gave it.
  */
 
+/* Whatever the format: the text header, or the JSON meta and lost members, or nothing for CSV. */
+void out_head(struct out_doc *d, const struct profile *p, const char *file);
 /* The "# ..." lines of a text view, a line "#" last; the profile's strings escaped. */
 void out_head__text(FILE *f, const struct profile *p, const char *file);
 /* The "meta" member of a JSON view (see lockstat-report(1)). */
