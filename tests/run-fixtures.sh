@@ -64,6 +64,13 @@ csv_json_same_ok() {
 			map(select(. != "callers") | if . == "name" then "lock" elif . == "symbol" then "caller" else . end) |
 			unique[]' -i "$1")"
 }
+# The hit list, per function and per line (source is JSON's file and line).
+hits_same_ok() {
+	local f=$dir/data/hotspots.data q='[.functions[] | keys[]] | unique[]'
+	same_keys "$(csv_keys -i "$f" --view hits)" "$(json_keys "$q" -i "$f" --view hits)" &&
+	same_keys "$(csv_keys -i "$f" --view hits --lines | sed 's/\bsource //')" "$(json_keys "$q" -i "$f" --view hits --lines)"
+}
+
 # top --replay: report's model interval by interval; the full-screen view under tmux.
 top_replay_ok() {
 	"$ls" top --replay "$1" --speed 0 -f json >"$tmp/top.jsonl" &&
@@ -109,6 +116,7 @@ for f in fdstorm vm61-fdstorm mutexstorm-ulocks; do
 done
 check "fdstorm.data: per-task filter finds files_struct.file_lock" named_ok
 check "hotspots.data: the hit list names hot_three after the recording" hits_ok
+check "hotspots.data: the hit list's CSV columns are its JSON's" hits_same_ok
 check "hotspots.data: --lines gives file:line" lines_ok
 check "fdstorm.data: --callers alloc_fd names the dup path" graph_ok
 # --view tables on the VM tier's profile, which holds the mmap_lock table.
