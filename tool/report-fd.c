@@ -35,7 +35,8 @@ static const struct out_col fd_cols[FD__COUNT] = {
 	[FD_CONTENDED] = { "file_lock_contended", "file_lock", COL_U64, 10, false },
 	[FD_WAIT] = { "file_lock_wait_ns", "wait", COL_NS, 10, false },
 	[FD_WAIT_PCT] = { "file_lock_wait_pct", "%time", COL_PCT, 6, false },
-	[FD_TOP_SYSCALLS] = { "top_syscalls", "top fd syscalls", COL_STR, 0, true },
+	/* JSON: an array of {syscall, calls} (json_top) */
+	[FD_TOP_SYSCALLS] = { "top_syscalls", "top fd syscalls", COL_STR, 0, true, OUT_NO_JSON },
 };
 
 /* "close:940616 dup:939986 read:2" */
@@ -102,9 +103,8 @@ static void put_row(struct out_table *t, const struct report *r, const struct fd
 	out_table__row_end(t);
 }
 
-static void print_fd_header(const struct report *r, const struct fd_view *v)
+static void print_fd_header(const struct fd_view *v)
 {
-	out_head__text(stdout, r->p, r->o.input);
 	printf("# fd syscalls: %s; threads: those that entered one, sharing the process's fd table\n",
 	       v->sys_mode);
 	if (v->fget_why)
@@ -116,24 +116,10 @@ static void print_fd_header(const struct report *r, const struct fd_view *v)
 	printf("#\n");
 }
 
-static void table_fd(const struct report *r, const struct fd_view *v)
-{
-	struct out_table *t;
-	size_t i;
-
-	if (r->o.format == OUT_TEXT)
-		print_fd_header(r, v);
-	t = out_table__new(stdout, r->o.format, fd_cols, FD__COUNT);
-	for (i = 0; t && i < v->n; i++)
-		put_row(t, r, v, v->order[i]);
-	out_table__free(t);
-}
-
 static void json_top(struct json_writer *jw, const struct report *r, const struct fd_proc *p)
 {
 	size_t i;
 
-	jw_name(jw, fd_cols[FD_TOP_SYSCALLS].key);
 	jw_start_array(jw);
 	for (i = 0; i < FD_TOP && p->top[i].calls; i++) {
 		jw_start_object(jw);
@@ -151,7 +137,6 @@ static void json_threads(struct json_writer *jw, const struct report *r, const s
 	size_t n = fd_view__threads(v, p, &first);
 	char files[24];
 
-	jw_name(jw, "threads_detail");
 	jw_start_array(jw);
 	for (t = first; t < first + n; t++) {
 		jw_start_object(jw);
@@ -170,30 +155,6 @@ static void json_threads(struct json_writer *jw, const struct report *r, const s
 	jw_end_array(jw);
 }
 
-static void json_proc(struct json_writer *jw, const struct report *r, const struct fd_view *v,
-		      const struct fd_proc *p)
-{
-	int c;
-
-	jw_start_object(jw);
-	for (c = 0; c < FD__COUNT; c++) {
-		const char *key = fd_cols[c].key;
-
-		if (!measured(v, c))
-			jw_null_field(jw, key);
-		else if (c == FD_COMM)
-			jw_string_field(jw, key, profile__str(r->p, p->comm));
-		else if (c == FD_TOP_SYSCALLS)
-			json_top(jw, r, p);
-		else if (c == FD_WAIT_PCT)
-			jw_double_field(jw, key, p->wait_pct);
-		else
-			jw_u64_field(jw, key, cell_u64(p, c));
-	}
-	json_threads(jw, r, v, p);
-	jw_end_object(jw);
-}
-
 static void json_probe(struct json_writer *jw, const struct fd_view *v)
 {
 	jw_name(jw, "fd_probe");
@@ -206,24 +167,38 @@ static void json_probe(struct json_writer *jw, const struct fd_view *v)
 	jw_end_object(jw);
 }
 
-static void json_fd(const struct report *r, const struct fd_view *v)
+/* A process: its row, then in JSON its top syscalls and its threads. */
+static void put_proc(struct out_table *t, const struct report *r, const struct fd_view *v,
+		     const struct fd_proc *p)
 {
-	struct json_writer *jw = jw_new(stdout, isatty(STDOUT_FILENO));
+	struct json_writer *jw;
+
+	put_row(t, r, v, p);
+	if ((jw = out_table__extra(t, fd_cols[FD_TOP_SYSCALLS].key)))
+		json_top(jw, r, p);
+	if ((jw = out_table__extra(t, "threads_detail")))
+		json_threads(jw, r, v, p);
+}
+
+static int print_procs(const struct report *r, const struct fd_view *v)
+{
+	struct out_doc *d = out_doc__new(stdout, r->o.format, isatty(STDOUT_FILENO));
+	struct out_table *t;
 	size_t i;
 
-	if (!jw)
-		return;
-	jw_start_object(jw);
-	out_head__json(jw, r->p, r->o.input);
-	out_lost__json(jw, r->p);
-	json_probe(jw, v);
-	jw_name(jw, "fd");
-	jw_start_array(jw);
-	for (i = 0; i < v->n; i++)
-		json_proc(jw, r, v, v->order[i]);
-	jw_end_array(jw);
-	jw_end_object(jw);
-	jw_free(jw);
+	if (!d)
+		return -ENOMEM;
+	out_head(d, r->p, r->o.input);
+	if (r->o.format == OUT_TEXT)
+		print_fd_header(v);
+	if (out_doc__jw(d))
+		json_probe(out_doc__jw(d), v);
+	t = out_doc__table(d, "fd", fd_cols, FD__COUNT);
+	for (i = 0; t && i < v->n; i++)
+		put_proc(t, r, v, v->order[i]);
+	out_table__free(t);
+	out_doc__free(d);
+	return 0;
 }
 
 static void say_why(const struct report *r, const struct fd_view *v, int err)
@@ -249,10 +224,8 @@ int print_fd(const struct report *r)
 		say_why(r, &v, err);
 	else if (!v.any_syscalls)
 		pr_warn("%s: no fd syscalls were seen from the recorded processes\n", r->o.input);
-	if (!err && r->o.format == OUT_JSON)
-		json_fd(r, &v);
-	else if (!err)
-		table_fd(r, &v);
+	if (!err)
+		err = print_procs(r, &v);
 	fd_view__free(&v);
 	return err;
 }
