@@ -3,17 +3,16 @@
  * lockstat report --view pagecache: the page cache traffic of each file
  * and process (the pagecache family's tables), with the contention on
  * each file's xarray lock (address_space.i_pages) joined from the lock
- * rows. Text shows two tables, CSV one with a "row" column, JSON two
- * arrays; all from one column list, so they carry the same values.
+ * rows (lib/view/view_pagecache.h). Text shows two tables, CSV one with
+ * a "row" column, JSON two arrays; all from one column list, so they
+ * carry the same values.
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "base/buf.h"
 #include "format/family_meta.h"
 #include "base/log.h"
 #include "view/view_pagecache.h"
@@ -28,7 +27,7 @@ enum pc_col {
 };
 
 static const struct out_col all_cols[C__COUNT] = {
-	[C_ROW] = { "row", "row", COL_STR, 7, true },
+	[C_ROW] = { "row", "row", COL_STR, 7, true, OUT_NO_JSON },
 	[C_DEV] = { "dev", "dev", COL_STR, 7, false },
 	[C_INO] = { "ino", "inode", COL_U64, 9, false },
 	[C_PATH] = { "path", "file", COL_STR, 0, true },
@@ -42,7 +41,7 @@ static const struct out_col all_cols[C__COUNT] = {
 	[C_FAULTS] = { "faults", "faults", COL_U64, 8, false },
 	[C_MAP_PAGES] = { "map_pages", "mapped", COL_U64, 8, false },
 	[C_READAHEAD] = { "readahead", "readahead", COL_U64, 9, false },
-	[C_LOCK] = { "i_pages_lock", "i_pages lock", COL_HEX, 18, false },
+	[C_LOCK] = { "i_pages_lock", "i_pages lock", COL_ADDR, 18, false },
 	[C_CONTENDED] = { "i_pages_contended", "i_pages cont", COL_U64, 12, false },
 	[C_WAIT] = { "i_pages_wait_ns", "i_pages wait", COL_NS, 12, false },
 };
@@ -147,7 +146,7 @@ static void put_cell(struct out_table *t, enum col_type type, const struct cell 
 	case COL_NS:
 		out_table__ns(t, c->u);
 		break;
-	case COL_HEX:
+	case COL_ADDR:
 		out_table__hex(t, c->u);
 		break;
 	default:
@@ -163,36 +162,6 @@ static void put_row(struct out_table *t, const int *cols, size_t n, const struct
 	for (i = 0; i < n; i++)
 		put_cell(t, all_cols[cols[i]].type, &c[cols[i]]);
 	out_table__row_end(t);
-}
-
-/* Addresses as "0x..." strings: JSON readers keep 53 bits of a number. */
-static void json_cell(struct json_writer *jw, int col, const struct cell *c)
-{
-	const struct out_col *oc = &all_cols[col];
-	char hex[24];
-
-	if (!c->set || (oc->type == COL_STR && !c->s) || (oc->type == COL_PCT && !isfinite(c->d))) {
-		jw_null_field(jw, oc->key);
-	} else if (oc->type == COL_HEX) {
-		snprintf(hex, sizeof(hex), "0x%" PRIx64, c->u);
-		jw_string_field(jw, oc->key, hex);
-	} else if (oc->type == COL_STR) {
-		jw_string_field(jw, oc->key, c->s);
-	} else if (oc->type == COL_PCT) {
-		jw_double_field(jw, oc->key, c->d);
-	} else {
-		jw_u64_field(jw, oc->key, c->u);
-	}
-}
-
-static void json_row(struct json_writer *jw, const int *cols, size_t n, const struct cell *c)
-{
-	size_t i;
-
-	jw_start_object(jw);
-	for (i = 0; i < n; i++)
-		json_cell(jw, cols[i], &c[cols[i]]);
-	jw_end_object(jw);
 }
 
 /* --- output -------------------------------------------------------------------- */
@@ -234,7 +203,6 @@ static void print_pc_header(const struct pc_ctx *x)
 {
 	char line[600];
 
-	out_head__text(stdout, x->r->p, x->r->o.input);
 	fprintf_printable(stdout, "# pagecache probes: %s; counts in pages; evicted: by reclaim, removed: truncate, unlink, fadvise, drop_caches\n",
 			  out_family_line(x->r->p, "pagecache", line, sizeof(line)));
 	if (x->v.lookups_counted)
@@ -245,7 +213,8 @@ static void print_pc_header(const struct pc_ctx *x)
 	printf("#\n");
 }
 
-static void text_table(const struct pc_ctx *x, bool files)
+/* The files or the processes, as a table of d with their columns. */
+static void put_list(struct out_doc *d, const struct pc_ctx *x, bool files)
 {
 	const struct pc_list *l = files ? &x->v.files : &x->v.procs;
 	const int *ids = files ? file_cols : proc_cols;
@@ -256,7 +225,7 @@ static void text_table(const struct pc_ctx *x, bool files)
 	char dev[32];
 
 	cols_of(ids, n, cols);
-	t = out_table__new(stdout, x->r->o.format, cols, n);
+	t = out_doc__table(d, files ? "files" : "processes", cols, n);
 	for (i = 0; t && i < shown(x->r, l->n); i++) {
 		if (files)
 			fill_file(&l->e[i], c, dev, sizeof(dev));
@@ -267,16 +236,17 @@ static void text_table(const struct pc_ctx *x, bool files)
 	out_table__free(t);
 }
 
-static void print_text(const struct pc_ctx *x)
+static void print_text(struct out_doc *d, const struct pc_ctx *x)
 {
 	print_pc_header(x);
 	printf("FILES (%zu)\n", x->v.files.n);
-	text_table(x, true);
+	put_list(d, x, true);
 	printf("\nPROCESSES (%zu)\n", x->v.procs.n);
-	text_table(x, false);
+	put_list(d, x, false);
 }
 
-static void print_csv(const struct pc_ctx *x)
+/* One table of all the columns, a row column saying which lines are files and which processes. */
+static void print_csv(struct out_doc *d, const struct pc_ctx *x)
 {
 	struct out_col cols[C__COUNT];
 	struct cell c[C__COUNT];
@@ -285,7 +255,7 @@ static void print_csv(const struct pc_ctx *x)
 	size_t i;
 
 	cols_of(csv_cols, NCOLS(csv_cols), cols);
-	t = out_table__new(stdout, OUT_CSV, cols, NCOLS(csv_cols));
+	t = out_doc__table(d, NULL, cols, NCOLS(csv_cols));
 	for (i = 0; t && i < shown(x->r, x->v.files.n); i++) {
 		fill_file(&x->v.files.e[i], c, dev, sizeof(dev));
 		put_row(t, csv_cols, NCOLS(csv_cols), c);
@@ -312,48 +282,36 @@ static void json_lost_pc(struct json_writer *jw, const struct profile *p)
 	jw_end_object(jw);
 }
 
-static void json_list(struct json_writer *jw, const struct pc_ctx *x, bool files)
+static void print_json(struct out_doc *d, const struct pc_ctx *x)
 {
-	const struct pc_list *l = files ? &x->v.files : &x->v.procs;
-	struct cell c[C__COUNT];
-	char dev[32];
-	size_t i;
-
-	jw_name(jw, files ? "files" : "processes");
-	jw_start_array(jw);
-	for (i = 0; i < shown(x->r, l->n); i++) {
-		if (files)
-			fill_file(&l->e[i], c, dev, sizeof(dev));
-		else
-			fill_proc(&l->e[i], c);
-		if (files)
-			json_row(jw, file_cols, NCOLS(file_cols), c);
-		else
-			json_row(jw, proc_cols, NCOLS(proc_cols), c);
-	}
-	jw_end_array(jw);
-}
-
-static void print_json(const struct pc_ctx *x)
-{
-	struct json_writer *jw = jw_new(stdout, isatty(STDOUT_FILENO));
+	struct json_writer *jw = out_doc__jw(d);
 	char line[600];
 
-	if (!jw)
-		return;
-	jw_start_object(jw);
-	out_head__json(jw, x->r->p, x->r->o.input);
-	out_lost__json(jw, x->r->p);
 	jw_name(jw, "pagecache");
 	jw_start_object(jw);
 	jw_string_field(jw, "probes", out_family_line(x->r->p, "pagecache", line, sizeof(line)));
 	jw_bool_field(jw, "lookups_counted", x->v.lookups_counted);
 	json_lost_pc(jw, x->r->p);
 	jw_end_object(jw);
-	json_list(jw, x, true);
-	json_list(jw, x, false);
-	jw_end_object(jw);
-	jw_free(jw);
+	put_list(d, x, true);
+	put_list(d, x, false);
+}
+
+static int print_views(const struct pc_ctx *x)
+{
+	struct out_doc *d = out_doc__new(stdout, x->r->o.format, isatty(STDOUT_FILENO));
+
+	if (!d)
+		return -ENOMEM;
+	out_head(d, x->r->p, x->r->o.input);
+	if (x->r->o.format == OUT_JSON)
+		print_json(d, x);
+	else if (x->r->o.format == OUT_CSV)
+		print_csv(d, x);
+	else
+		print_text(d, x);
+	out_doc__free(d);
+	return 0;
 }
 
 int print_pagecache(const struct report *r)
@@ -367,12 +325,8 @@ int print_pagecache(const struct report *r)
 		       r->o.input, out_family_line(r->p, "pagecache", line, sizeof(line)));
 	else if (err)
 		pr_err("reading the pagecache tables: %s\n", strerror(-err));
-	else if (r->o.format == OUT_JSON)
-		print_json(&x);
-	else if (r->o.format == OUT_CSV)
-		print_csv(&x);
 	else
-		print_text(&x);
+		err = print_views(&x);
 	pagecache_view__free(&x.v);
 	return err;
 }
