@@ -118,7 +118,13 @@ check "fdstorm.data: per-task filter finds files_struct.file_lock" named_ok
 check "hotspots.data: the hit list names hot_three after the recording" hits_ok
 check "hotspots.data: the hit list's CSV columns are its JSON's" hits_same_ok
 check "hotspots.data: --lines gives file:line" lines_ok
+check "hotspots.data: top's JSON functions have text's columns" top_funcs_ok
 check "fdstorm.data: --callers alloc_fd names the dup path" graph_ok
+# top's JSON functions carry what its text shows: the k|u column too.
+top_funcs_ok() {
+	"$ls" top --replay "$dir/data/hotspots.data" --speed 0 -f json |
+		jq -e -s '[.[-1].functions[] | has("space") and has("kernel") and has("symbol")] | length > 0 and all' >/dev/null
+}
 # --view tables on the VM tier's profile, which holds the mmap_lock table.
 tables_ok() {
 	local f=$dir/data/vm61-fdstorm.data

@@ -85,6 +85,11 @@ void out_table__set_pretty(struct out_table *t, bool pretty);
  * the first left-aligned string column of the text.
  */
 int out_table__text_order(struct out_table *t, const int *cols, int n);
+/*
+ * JSON: the member name of the total row (default "total"); first: the
+ * total row is given before the rows, and its object comes before the array.
+ */
+void out_table__set_total(struct out_table *t, const char *key, bool first);
 /* JSON: child rows go into the array key of their parent's object, which every top row gets. */
 void out_table__set_children(struct out_table *t, const char *key);
 

@@ -50,6 +50,8 @@ struct out_table {
 	bool own_jw;		/* a table alone, not a document's */
 	const char *key;	/* a document's: the member that holds the array */
 	const char *children;
+	const char *total_key;	/* the member that holds the total row */
+	bool total_first;	/* given before the rows: JSON has it before the array */
 	bool top_open;		/* the object of the last top row */
 	bool kids_open;		/* its children's array */
 	bool kid_open;		/* the object of the last child row */
@@ -182,6 +184,13 @@ void out_table__set_children(struct out_table *t, const char *key)
 {
 	assert(!t->started);
 	t->children = key;
+}
+
+void out_table__set_total(struct out_table *t, const char *key, bool first)
+{
+	assert(!t->started);
+	t->total_key = key;
+	t->total_first = first;
 }
 
 /* --- text and CSV cells ----------------------------------------------------------- */
@@ -359,7 +368,8 @@ static void json_close(struct out_table *t, int depth)
 static void begin(struct out_table *t, enum row_kind kind, int depth)
 {
 	assert(!t->in_row && !t->ended);
-	start(t);
+	if (kind != ROW_TOTAL || t->fmt != OUT_JSON || !t->key || !t->total_first)
+		start(t);
 	t->in_row = true;
 	t->kind = kind;
 	t->depth = depth > 0 ? depth : 0;
@@ -648,9 +658,11 @@ static void write_json(struct out_table *t)
 
 	json_close(t, child ? 1 : 0);
 	if (total) {
-		jw_end_array(t->jw);
-		t->ended = true;
-		jw_name(t->jw, "total");
+		if (t->started) {
+			jw_end_array(t->jw);
+			t->ended = true;
+		}
+		jw_name(t->jw, t->total_key);
 	} else if (child && !t->kids_open) {
 		assert(t->top_open);	/* a child row without its parent: in no array */
 		jw_name(t->jw, t->children);
@@ -794,5 +806,6 @@ struct out_table *out_doc__table(struct out_doc *d, const char *key, const struc
 		return NULL;
 	t->jw = d->jw;
 	t->key = key;
+	t->total_key = "total";
 	return t;
 }

@@ -375,6 +375,27 @@ static void test_tree_json(void **state)
 		"\"total\":{\"count\":3,\"iv\":{\"rate\":null}}}\n");
 }
 
+/* A total given first (top's totals): its object before the array. */
+static void test_json_total_first(void **state)
+{
+	static const struct out_col c[] = { { "name", "N", COL_STR, 0, true, OUT_TOP }, { "n", "n", COL_U64 } };
+	struct out_doc *d = out_doc__new(out_file(state), OUT_JSON, false);
+	struct out_table *t = out_doc__table(d, "locks", c, 2);
+
+	out_table__set_total(t, "totals", true);
+	out_table__total_begin(t, NULL);
+	out_table__none(t);
+	out_table__u64(t, 5);
+	out_table__row_end(t);
+	out_table__row_begin(t, 0);
+	out_table__str(t, "a");
+	out_table__u64(t, 5);
+	out_table__row_end(t);
+	out_table__free(t);
+	out_doc__free(d);
+	assert_string_equal(output(state), "{\"totals\":{\"n\":5},\"locks\":[{\"name\":\"a\",\"n\":5}]}\n");
+}
+
 /* Text rounds rates half up, whatever printf's rounding of %.0f. */
 static void test_rates_round_half_up(void **state)
 {
@@ -506,6 +527,7 @@ int main(void)
 		TEST(test_tree_csv),
 		TEST(test_tree_json),
 		TEST(test_rates_round_half_up),
+		TEST(test_json_total_first),
 		cmocka_unit_test(test_fmt_ns),
 		cmocka_unit_test(test_format_parse),
 		cmocka_unit_test(test_free_null),
