@@ -71,6 +71,20 @@ hits_same_ok() {
 	same_keys "$(csv_keys -i "$f" --view hits --lines | sed 's/\bsource //')" "$(json_keys "$q" -i "$f" --view hits --lines)"
 }
 
+# diff: CSV's columns are JSON's (a group's members as group_key; a lock's
+# or function's name and type or module are CSV's name and detail, a
+# caller's symbol CSV's caller; row is the nesting).
+diff_same_ok() {
+	local f=$dir/data/fdstorm.data g=$dir/data/vm61-fdstorm.data q
+	q='def flat: to_entries | map(if (.value | type) == "object" then (.key as $g | .value | keys[] | "\($g)_\(.)") else .key end);
+	   [(.rows[], .total | flat[] | if . == "symbol" and $hits then "name" elif . == "type" or . == "module" then "detail" else . end),
+	    (.rows[].callers[]? | flat[] | if . == "symbol" then "caller" else . end)] | map(select(. != "callers")) | unique[]'
+	same_keys "$("$ls" diff -f csv "$f" "$g" 2>/dev/null | head -n 1 | tr , '\n' | grep -vx row | sort | tr '\n' ' ')" \
+		"$("$ls" diff -f json "$f" "$g" 2>/dev/null | jq -r --argjson hits false "$q" | sort | tr '\n' ' ')" &&
+	same_keys "$("$ls" diff -V hits -f csv "$f" "$g" 2>/dev/null | head -n 1 | tr , '\n' | grep -vx 'row\|caller' | sort | tr '\n' ' ')" \
+		"$("$ls" diff -V hits -f json "$f" "$g" 2>/dev/null | jq -r --argjson hits true "$q" | sort | tr '\n' ' ')"
+}
+
 # top --replay: report's model interval by interval; the full-screen view under tmux.
 top_replay_ok() {
 	"$ls" top --replay "$1" --speed 0 -f json >"$tmp/top.jsonl" &&
@@ -164,6 +178,7 @@ check "vm61-fdstorm.data: --view tables lists the mmap_lock table with its colum
 check "mutexstorm-ulocks.data: user stack keys are their callers in report and top" user_keys_ok
 check "report --table and --view: every misuse is one clear line and the right exit" tables_errors_ok
 check "diff: a profile against itself changes nothing" diff_self_ok
+check "diff: CSV's columns are JSON's, locks and hits" diff_same_ok
 check "diff: hotspots against fdstorm has new and gone functions, constant CSV columns" diff_new_gone_ok
 check "diff: every bad option value is a usage error (exit 2)" diff_usage_ok
 check "lib/ layers: each folder includes only the layers below it" "$dir/check-layers.sh"

@@ -46,6 +46,7 @@ enum col_type {
 	COL_NUM,	/* a number: text %.2f, CSV %.10g, JSON %.6g */
 	COL_RATE,	/* per second: text rounded to a whole number, CSV %.6g, JSON %.6g */
 	COL_NS_RATE,	/* ns per second: text per fmt_ns() of it rounded, CSV and JSON as COL_RATE */
+	COL_NUMS,	/* numbers: text and CSV joined by ';' (%.10g), JSON an array (%.6g) */
 };
 
 /* Where a column goes (out_col.flags). */
@@ -114,6 +115,7 @@ void out_table__pct(struct out_table *t, double pct);	/* nan/inf = none */
 void out_table__hex(struct out_table *t, unsigned long long v);	/* COL_HEX, COL_ADDR */
 void out_table__bool(struct out_table *t, bool v);
 void out_table__num(struct out_table *t, double v);	/* COL_NUM, COL_RATE, COL_NS_RATE; nan = none */
+void out_table__nums(struct out_table *t, const double *v, size_t n);	/* COL_NUMS */
 /* Value not measured: text "-", CSV empty field, JSON null. Any column. */
 void out_table__none(struct out_table *t);
 /* The text form of the next value, in place of its type's (the value stays for CSV and JSON). */

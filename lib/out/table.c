@@ -19,7 +19,9 @@ struct cell {
 	bool set;
 	unsigned long long u;
 	double d;
-	char *s;		/* COL_STR, owned */
+	char *s;		/* COL_STR, owned; COL_NUMS: as text, owned */
+	double *list;		/* COL_NUMS, owned */
+	size_t nlist;
 	char *text;		/* the text form given, owned */
 };
 
@@ -264,6 +266,7 @@ static const char *flat_value(const struct out_col *c, const struct cell *v, boo
 		return NULL;
 	switch (c->type) {
 	case COL_STR:
+	case COL_NUMS:
 		return v->s;
 	case COL_NS:
 		if (for_text)
@@ -393,6 +396,7 @@ static void clear_cells(struct out_table *t)
 
 	for (i = 0; i < t->ncols; i++) {
 		free(t->cells[i].s);
+		free(t->cells[i].list);
 		free(t->cells[i].text);
 		memset(&t->cells[i], 0, sizeof(t->cells[i]));
 	}
@@ -489,6 +493,41 @@ void out_table__num(struct out_table *t, double v)
 	set_double(t, COL_NUM, v);
 }
 
+/* The text and CSV form: "1.5;2;3.25". */
+static char *joined_nums(const double *v, size_t n)
+{
+	char *s = malloc(n * 32 + 1);
+	size_t i, used = 0;
+
+	if (!s)
+		return NULL;
+	s[0] = '\0';
+	for (i = 0; i < n; i++) {
+		if (i)
+			s[used++] = ';';
+		s[used] = '\0';	/* none: an empty item */
+		if (isfinite(v[i]))
+			fmt_csv_double(s + used, 32, "%.10g", v[i]);
+		used += strlen(s + used);
+	}
+	return s;
+}
+
+void out_table__nums(struct out_table *t, const double *v, size_t n)
+{
+	struct cell *c = take_col(t, COL_NUMS);
+
+	if (!c)
+		return;
+	c->list = malloc((n ? n : 1) * sizeof(*v));
+	c->s = joined_nums(v, n);
+	if (!c->list || !c->s)
+		return;
+	memcpy(c->list, v, n * sizeof(*v));
+	c->nlist = n;
+	c->set = true;
+}
+
 /* --- writing a row ---------------------------------------------------------------------- */
 
 /* Whether column i belongs in this row's text, CSV line or JSON object. */
@@ -550,6 +589,16 @@ static void write_csv(struct out_table *t)
 	putc('\n', t->f);
 }
 
+static void json_list(struct json_writer *jw, const double *v, size_t n)
+{
+	size_t i;
+
+	jw_start_array(jw);
+	for (i = 0; i < n; i++)
+		jw_double(jw, v[i]);
+	jw_end_array(jw);
+}
+
 static void json_value(struct out_table *t, int i, const char *name)
 {
 	const struct out_col *c = &t->cols[i];
@@ -577,6 +626,9 @@ static void json_value(struct out_table *t, int i, const char *name)
 	case COL_RATE:
 	case COL_NS_RATE:
 		jw_double(t->jw, v->d);	/* nan/inf: null */
+		break;
+	case COL_NUMS:
+		json_list(t->jw, v->list, v->nlist);
 		break;
 	default:
 		jw_u64(t->jw, v->u);
