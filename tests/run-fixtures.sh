@@ -129,11 +129,23 @@ for f in fdstorm vm61-fdstorm mutexstorm-ulocks; do
 	check "$f.data: the locks view's CSV columns are its JSON's" csv_json_same_ok "$dir/data/$f.data"
 done
 check "fdstorm.data: per-task filter finds files_struct.file_lock" named_ok
+check "fdstorm.data: --lock, a word or a glob, picks the same locks in report and top" lock_rule_ok
 check "hotspots.data: the hit list names hot_three after the recording" hits_ok
 check "hotspots.data: the hit list's CSV columns are its JSON's" hits_same_ok
 check "hotspots.data: --lines gives file:line" lines_ok
 check "hotspots.data: top's JSON functions have text's columns" top_funcs_ok
 check "fdstorm.data: --callers alloc_fd names the dup path" graph_ok
+# --lock has one rule in report and top: a word matches inside the name,
+# a glob the whole name.
+lock_rule_ok() {
+	local f=$dir/data/fdstorm.data p r t
+	for p in file 'files_*' '*lock'; do
+		r=$("$ls" report -i "$f" --lock "$p" -f json | jq -c '[.locks[].name] | unique')
+		t=$("$ls" top --replay "$f" --speed 0 -f json --lock "$p" | jq -s -c '[.[-1].locks[].name] | unique')
+		[ "$r" = "$t" ] && [ "$r" != "[]" ] || { echo "--lock $p: report $r, top $t" >&2; return 1; }
+	done
+	[ "$("$ls" report -i "$f" --lock 'file_*' -f json | jq '.locks | length')" = 0 ]
+}
 # top's JSON functions carry what its text shows: the k|u column too.
 top_funcs_ok() {
 	"$ls" top --replay "$dir/data/hotspots.data" --speed 0 -f json |

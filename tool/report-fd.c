@@ -4,7 +4,6 @@
  * per process, as text, CSV or JSON.
  */
 #include <errno.h>
-#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

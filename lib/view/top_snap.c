@@ -7,7 +7,6 @@
  * next interval and the drawing code never reads a model.
  */
 #include <errno.h>
-#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include "format/family_meta.h"
 #include "base/htab.h"
 #include "format/locktype.h"
+#include "view/match.h"
 #include "view/top_snap.h"
 #include "view/view_hits.h"
 #include "view/view_locks.h"
@@ -95,27 +95,10 @@ static struct top_stat stat_of(const struct lock_row_val *v)
 
 /* --- filters ----------------------------------------------------------------- */
 
-/* A word without glob characters matches anywhere inside the name. */
-static bool name_ok(const char *pattern, const char *name)
+/* An empty filter is none: NULL for the views' filters. */
+static const char *filter_of(const char *pattern)
 {
-	char glob[160];
-
-	if (!pattern[0])
-		return true;
-	if (strpbrk(pattern, "*?["))
-		return !fnmatch(pattern, name, 0);
-	snprintf(glob, sizeof(glob), "*%s*", pattern);
-	return !fnmatch(glob, name, 0);
-}
-
-static const char *as_glob(const char *pattern, char *buf, size_t len)
-{
-	if (!pattern[0])
-		return NULL;
-	if (strpbrk(pattern, "*?["))
-		return pattern;
-	snprintf(buf, len, "*%s*", pattern);
-	return buf;
+	return pattern[0] ? pattern : NULL;
 }
 
 static const struct {
@@ -331,24 +314,23 @@ static int copy_lock(struct top_snap *s, struct top_lock *l, const struct lock_v
 	return err;
 }
 
-static void lock_filter_of(const struct top_query *q, struct lock_filter *f, char bufs[3][160])
+static void lock_filter_of(const struct top_query *q, struct lock_filter *f)
 {
 	*f = (struct lock_filter){ .pid = -1, .waits_only = true };
-	f->lock = as_glob(q->lock, bufs[0], sizeof(bufs[0]));
-	f->caller = as_glob(q->caller, bufs[1], sizeof(bufs[1]));
-	f->comm = as_glob(q->comm, bufs[2], sizeof(bufs[2]));
+	f->lock = filter_of(q->lock);
+	f->caller = filter_of(q->caller);
+	f->comm = filter_of(q->comm);
 }
 
 static int build_locks(struct top_snap *s, const struct top_model *m, const struct top_query *q)
 {
 	struct lock_view cv, iv;
 	struct lock_filter f;
-	char bufs[3][160];
 	struct htab index;
 	size_t i;
 	int err;
 
-	lock_filter_of(q, &f, bufs);
+	lock_filter_of(q, &f);
 	err = lock_view__build(&cv, m->cum, &f);
 	if (err)
 		return err;
@@ -420,7 +402,7 @@ static int copy_funcs(struct top_snap *s, const struct hits_view *cv, const stru
 		const struct hit *h = &cv->hits[i];
 		struct top_func *f;
 
-		if (!name_ok(q->func, h->function))
+		if (!name_matches(q->func, h->function))
 			continue;
 		f = &s->funcs[s->nfuncs++];
 		f->function = arena_str(s, h->function);
@@ -440,8 +422,7 @@ static int copy_funcs(struct top_snap *s, const struct hits_view *cv, const stru
 
 static int build_funcs(struct top_snap *s, const struct top_model *m, const struct top_query *q)
 {
-	char comm[160];
-	struct hits_filter f = { .pid = -1, .comm = as_glob(q->comm, comm, sizeof(comm)) };
+	struct hits_filter f = { .pid = -1, .comm = filter_of(q->comm) };
 	struct family_status sample;
 	struct hits_view cv, iv;
 	struct htab index;
@@ -529,7 +510,7 @@ static bool trow_ok(const struct top_query *q, const struct top_trow *r, uint32_
 	if (!q->key[0])
 		return true;
 	for (k = 0; k < nkeys; k++)
-		if (name_ok(q->key, r->keys[k]))
+		if (name_matches(q->key, r->keys[k]))
 			return true;
 	return false;
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
+#include "view/match.h"
 #include "view/view_fd.h"
 
 static uint64_t per_sec(const struct fd_view *v, uint64_t n)
@@ -238,7 +238,7 @@ static bool shown(const struct profile *prof, const struct fd_filter *f, const s
 {
 	if (f->pid >= 0 && (int64_t)p->pid != f->pid)
 		return false;
-	return !f->comm || !fnmatch(f->comm, profile__str(prof, p->comm), 0);
+	return name_matches(f->comm, profile__str(prof, p->comm));
 }
 
 static int by_syscalls(const void *a, const void *b)

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
-#include <fnmatch.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -8,6 +7,7 @@
 #include <string.h>
 #include "base/buf.h"
 #include "format/locktype.h"
+#include "view/match.h"
 #include "view/view_locks.h"
 
 static const char *const sort_names[] = {
@@ -67,9 +67,10 @@ uint64_t hist_quantile(const struct lock_row_val *v, double q)
 	return est;
 }
 
+/* Every view's one rule for name patterns (view/match.h). */
 static bool glob_ok(const char *pattern, const char *s)
 {
-	return !pattern || !fnmatch(pattern, s, 0);
+	return name_matches(pattern, s);
 }
 
 static bool row_matches(const struct profile *p, const struct lock_row_key *k,
