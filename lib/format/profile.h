@@ -12,8 +12,9 @@
 #include "format/store.h"
 
 /*
- * The in-memory profile model that report (and later top, diff, export)
- * consume, and the writer that record feeds. Both sides of the LKST
+ * The in-memory profile model that every reader builds its views from
+ * (report, top, diff, export, fsck), and the writer that record and top
+ * feed. Both sides of the LKST
  * payload encodings live in lib/format/profile.c and lib/format/pwriter.c.
  */
 

@@ -6,8 +6,8 @@
 
 /*
  * The locks view (lockmeter / Solaris lockstat): profile rows grouped per
- * lock (name x type), each with its callers and stacks. report builds it
- * today; top and diff will build the same thing.
+ * lock (name x type), each with its callers and stacks: what report,
+ * top's snapshot (top_snap.c), diff and the lock exports are built from.
  */
 struct lock_filter {
 	const char *lock;	/* fnmatch(3) patterns, NULL = any */
