@@ -35,13 +35,14 @@ static inline void fxt_family(struct pwriter *w, const char *family, const char 
 	assert_int_equal(pwriter__meta(w, m.kv, m.n), 0);
 }
 
-/* A profile of FX_DURATION_NS that fill() wrote with options o (fd set here). */
-static inline struct profile *fxt_profile(struct pwriter_opts o, fxt_fill_fn fill, void *ctx)
+/* The profile of FX_DURATION_NS that fill() wrote to path with options o (fd set here). */
+static inline struct profile *fxt_profile_at(struct pwriter_opts o, fxt_fill_fn fill, void *ctx,
+					     const char *path)
 {
 	struct pwriter *w = NULL;
 	struct profile *p = NULL;
-	char path[64], msg[256] = "";
-	int fd = fx_tmpfile(path);
+	char msg[256] = "";
+	int fd = open(path, O_RDWR | O_TRUNC);
 
 	assert_true(fd >= 0);
 	o.fd = fd;
@@ -53,6 +54,19 @@ static inline struct profile *fxt_profile(struct pwriter_opts o, fxt_fill_fn fil
 	close(fd);
 	if (profile__read(path, &p, msg, sizeof(msg)))
 		fail_msg("reading %s: %s", path, msg);
+	return p;
+}
+
+/* The same in a temporary file, removed once read. */
+static inline struct profile *fxt_profile(struct pwriter_opts o, fxt_fill_fn fill, void *ctx)
+{
+	struct profile *p;
+	char path[64];
+	int fd = fx_tmpfile(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	p = fxt_profile_at(o, fill, ctx, path);
 	unlink(path);
 	return p;
 }

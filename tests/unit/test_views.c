@@ -3,7 +3,9 @@
  * The views of the counting families (lib/view): the fd view (fd tables
  * joined per process with the file_lock waits), the pagecache view
  * (files and processes merged over their rows, the i_pages lock joined)
- * and the counter tables as recorded (each column's kind, keys as text).
+ * the counter tables as recorded (each column's kind, keys as text) and
+ * top's snapshot (two models, the interval's and the cumulative one,
+ * joined by name).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,6 +22,8 @@
 #include "view/view_fd.h"
 #include "view/view_pagecache.h"
 #include "view/view_tables.h"
+#include "view/top_snap.h"
+#include "format/store.h"
 
 /* ---- the fd view ---- */
 
@@ -433,6 +437,118 @@ static void test_tables_view_keys(void **state)
 	ksyms_free(&ks);
 }
 
+/* ---- top's snapshot ---- */
+
+#define TOP_T1	1000000000ULL	/* the first interval ends here */
+
+static void fill_top(struct pwriter *w, void *ctx)
+{
+	struct cont_row b1[1] = { fx_row(FX_FILES_LOCK_A, 1, LCB_F_SPIN, LOCK_CLASS_FILES_FILE_LOCK, 3, 3000, 500, 1500) };
+	struct cont_row b2[2] = {
+		fx_row(FX_FILES_LOCK_A, 1, LCB_F_SPIN, LOCK_CLASS_FILES_FILE_LOCK, 2, 4000, 1000, 3000),
+		fx_row(FX_TASKLIST_LOCK, 2, LCB_F_SPIN | LCB_F_READ, LOCK_CLASS_NONE, 1, 500, 500, 500),
+	};
+	uint64_t keys[1][TC__N] = {
+		{ STORM_LOCK, TGID, tptr(&fxu_waiter), tptr(&tv_kstack), tptr("storm_lock"), 1000, 10 },
+	};
+	struct trows r = { .schema = &tv_schema, .n = 1, .v = &keys[0][0] };
+	static const struct kv meta[] = { { (char *)"cpus", (char *)"2" } };
+
+	(void)ctx;
+	assert_int_equal(pwriter__meta(w, meta, 1), 0);
+	fxt_family(w, "locks", "tp_btf", NULL, NULL);
+	assert_int_equal(pwriter__bucket(w, 0, TOP_T1, b1, 1), 0);
+	assert_int_equal(pwriter__bucket(w, TOP_T1, 2 * TOP_T1, b2, 2), 0);
+	assert_int_equal(pwriter__table(w, TOP_T1, 2 * TOP_T1, &r), 0);
+	assert_int_equal(pwriter__usyms(w), 0);
+}
+
+/* The file fed to m as top feeds it: a new interval where the second one starts. */
+static void feed_top(struct top_model *m, const char *path)
+{
+	struct store_chunk ch;
+	struct store_file f;
+	const char *why = NULL;
+	uint64_t pos, t0, t1;
+	bool second = false;
+
+	assert_int_equal(store_open(path, &f, &why), 0);
+	assert_int_equal(top_model__set_header(m, &f.hdr), 0);
+	pos = f.hdr.header_len;
+	while (store_next_chunk(&f, &pos, &ch) == WALK_CHUNK) {
+		if (!second && chunk_span(&ch, &t0, &t1) && t0 >= TOP_T1) {
+			top_model__next_interval(m);
+			second = true;
+		}
+		assert_int_equal(top_model__feed(m, &ch), 0);
+	}
+	assert_true(second);
+	store_close(&f);
+}
+
+static const struct top_lock *top_lock(const struct top_snap *s, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < s->nlocks; i++)
+		if (!strcmp(s->locks[i].name, name))
+			return &s->locks[i];
+	return NULL;
+}
+
+static void test_top_snapshot(void **state)
+{
+	struct pwriter_opts o = { .fetch_stack = fx_fetch_stack, .resolve_user = fxu_resolve };
+	struct top_query q = { .tables = true, .detail = true, .detail_name = "files_struct.file_lock",
+			       .detail_flags = LCB_F_SPIN };
+	const struct top_lock *l;
+	struct top_model m;
+	struct top_snap *s;
+	char path[64];
+	struct ksyms ks;
+	int fd;
+
+	(void)state;
+	assert_int_equal(fx_ksyms(&ks), 0);
+	o.ksyms = &ks;
+	fd = fx_tmpfile(path);
+	assert_true(fd >= 0);
+	close(fd);
+	/* fxt_profile() writes and reads back; top reads the file itself. */
+	profile__free(fxt_profile_at(o, fill_top, NULL, path));
+	top_model__init(&m);
+	feed_top(&m, path);
+	unlink(path);
+	assert_int_equal(top_snap__build(&s, &m, &q), 0);
+	assert_int_equal(s->cpus, 2);
+	assert_int_equal(s->iv_ns, TOP_T1);
+	/* The lock of both intervals: in all 5, in the last one 2. */
+	l = top_lock(s, "files_struct.file_lock");
+	assert_non_null(l);
+	assert_int_equal(l->cum.count, 5);
+	assert_int_equal(l->cum.total_ns, 7000);
+	assert_int_equal(l->iv.count, 2);
+	assert_int_equal(l->iv.max_ns, 3000);
+	assert_string_equal(l->caller, "alloc_fd+0x20");
+	assert_true(s->detail == l && l->nstacks == 1 && l->stacks[0].nframes == 3);
+	assert_string_equal(l->stacks[0].frames[1], "alloc_fd+0x20");
+	assert_int_equal(s->locks_cum.count, 6);
+	assert_int_equal(s->locks_iv.count, 3);
+	/* A table's user stack is its caller, as in report. */
+	assert_int_equal(s->ntables, 1);
+	assert_string_equal(s->tables[0].key_names[2], "caller");
+	assert_string_equal(s->tables[0].rows[0].keys[2], "storm_op");
+	top_snap__free(s);
+	/* A word filters inside names, as in report. */
+	snprintf(q.lock, sizeof(q.lock), "file");
+	assert_int_equal(top_snap__build(&s, &m, &q), 0);
+	assert_int_equal(s->nlocks, 1);
+	assert_non_null(top_lock(s, "files_struct.file_lock"));
+	top_snap__free(s);
+	top_model__free(&m);
+	ksyms_free(&ks);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -444,6 +560,7 @@ int main(void)
 		cmocka_unit_test(test_pagecache_view_no_lookups),
 		cmocka_unit_test(test_pagecache_view_absent),
 		cmocka_unit_test(test_tables_view_keys),
+		cmocka_unit_test(test_top_snapshot),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
