@@ -7,15 +7,12 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "cmds.h"
 #include "base/exitcode.h"
-#include "format/family_meta.h"
-#include "base/json.h"
 #include "format/locktype.h"
 #include "base/log.h"
 #include "out/output.h"
