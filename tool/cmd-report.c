@@ -95,6 +95,15 @@ static int parse_type(const char *s)
 	return -EINVAL;
 }
 
+struct out_doc *report__doc(const struct report *r)
+{
+	struct out_doc *d = out_doc__new(stdout, r->o.format, isatty(STDOUT_FILENO));
+
+	if (d)
+		out_head(d, r->p, r->o.input);
+	return d;
+}
+
 /* One entry per view: --view NAME selects it, print() shows it. */
 static const struct {
 	const char *name;

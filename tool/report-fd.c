@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "format/family_meta.h"
 #include "base/log.h"
 #include "view/view_fd.h"
@@ -181,13 +180,12 @@ static void put_proc(struct out_table *t, const struct report *r, const struct f
 
 static int print_procs(const struct report *r, const struct fd_view *v)
 {
-	struct out_doc *d = out_doc__new(stdout, r->o.format, isatty(STDOUT_FILENO));
+	struct out_doc *d = report__doc(r);
 	struct out_table *t;
 	size_t i;
 
 	if (!d)
 		return -ENOMEM;
-	out_head(d, r->p, r->o.input);
 	if (r->o.format == OUT_TEXT)
 		print_fd_header(v);
 	if (out_doc__jw(d))

@@ -7,7 +7,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 #include "base/log.h"
 #include "report.h"
 
@@ -131,14 +130,13 @@ static void json_totals(struct json_writer *jw, const struct hits_view *v)
 
 static int print_list(const struct report *r, const struct hits_view *v)
 {
-	struct out_doc *d = out_doc__new(stdout, r->o.format, isatty(STDOUT_FILENO));
+	struct out_doc *d = report__doc(r);
 	struct out_col cols[H__COUNT];
 	struct out_table *t;
 	size_t i;
 
 	if (!d)
 		return -ENOMEM;
-	out_head(d, r->p, r->o.input);
 	if (r->o.format == OUT_TEXT)
 		print_hits_header(r, v);
 	if (out_doc__jw(d))

@@ -9,7 +9,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 #include "format/family_meta.h"
 #include "format/locktype.h"
 #include "out/head.h"
@@ -347,11 +346,10 @@ static void print_rows(struct out_doc *d, const struct report *r)
 
 int print_locks(const struct report *r)
 {
-	struct out_doc *d = out_doc__new(stdout, r->o.format, isatty(STDOUT_FILENO));
+	struct out_doc *d = report__doc(r);
 
 	if (!d)
 		return -ENOMEM;
-	out_head(d, r->p, r->o.input);
 	if (r->o.format == OUT_TEXT) {
 		print_hold_note(r);
 		print_uprobes_note(r);

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "format/family_meta.h"
 #include "base/log.h"
 #include "view/view_pagecache.h"
@@ -299,11 +298,10 @@ static void print_json(struct out_doc *d, const struct pc_ctx *x)
 
 static int print_views(const struct pc_ctx *x)
 {
-	struct out_doc *d = out_doc__new(stdout, x->r->o.format, isatty(STDOUT_FILENO));
+	struct out_doc *d = report__doc(x->r);
 
 	if (!d)
 		return -ENOMEM;
-	out_head(d, x->r->p, x->r->o.input);
 	if (x->r->o.format == OUT_JSON)
 		print_json(d, x);
 	else if (x->r->o.format == OUT_CSV)

@@ -43,6 +43,13 @@ struct report {
 	double cpu_ns;		/* duration x CPUs: the denominator of %cpu */
 };
 
+/*
+ * The output document of a view: opened in the report's format, with
+ * the profile's header (text comments, CSV none, JSON "meta" and "lost")
+ * written. NULL when out of memory.
+ */
+struct out_doc *report__doc(const struct report *r);
+
 int print_locks(const struct report *r);
 int print_hits(const struct report *r);
 int print_tables(const struct report *r);
