@@ -6,8 +6,8 @@
 #   sym     kernel and user symbols (kallsyms, ELF, DWARF)
 #   format  the profile file: store, reader, writer, counter tables
 #   record  the collector and the probe families (the only code on BPF maps)
-#   view    models built from a profile: locks, hits, diff
-#   out     renderers and exports: table/CSV/JSON, pprof, folded, SVG
+#   view    models built from a profile: locks, hits, fd, pagecache, tables, top, diff
+#   out     the table renderer (text, CSV, JSON), exports: pprof, folded, SVG
 # tool/ may include any of them. Prints each violation; exit 1 if any.
 cd "$(dirname "$0")/.." || exit 1
 declare -A allowed=(

@@ -89,6 +89,42 @@ cuts_ok() {
 	done
 }
 
+# CSV and JSON carry the same columns. csv_keys ARGS: the CSV header's
+# names, sorted; json_keys JQ ARGS: the keys jq lists, sorted.
+csv_keys() { "$ls" report "$@" -f csv | head -n 1 | tr , '\n' | sort | tr '\n' ' '; }
+json_keys() { local q=$1; shift; "$ls" report "$@" -f json | jq -r "$q" | sort | tr '\n' ' '; }
+same_keys() {
+	[ "$1" = "$2" ] || { echo "CSV: $1" >&2; echo "JSON: $2" >&2; return 1; }
+}
+# A locks CSV line is a lock, caller or total object (lock and caller are
+# JSON's name and symbol, row is the nesting).
+csv_json_same_ok() {
+	same_keys "$(csv_keys -i "$1" | sed 's/\brow //')" \
+		"$(json_keys '[(.locks[] | keys[]), (.locks[].callers[] | keys[]), (.total | keys[])] |
+			map(select(. != "callers") | if . == "name" then "lock" elif . == "symbol" then "caller" else . end) |
+			unique[]' -i "$1")"
+}
+# The hit list, per function and per line (source is JSON's file and line).
+hits_same_ok() {
+	local f=$dir/data/hotspots.data q='[.functions[] | keys[]] | unique[]'
+	same_keys "$(csv_keys -i "$f" --view hits)" "$(json_keys "$q" -i "$f" --view hits)" &&
+	same_keys "$(csv_keys -i "$f" --view hits --lines | sed 's/\bsource //')" "$(json_keys "$q" -i "$f" --view hits --lines)"
+}
+
+# diff: CSV's columns are JSON's (a group's members as group_key; a lock's
+# or function's name and type or module are CSV's name and detail, a
+# caller's symbol CSV's caller; row is the nesting).
+diff_same_ok() {
+	local f=$dir/data/fdstorm.data g=$dir/data/vm61-fdstorm.data q
+	q='def flat: to_entries | map(if (.value | type) == "object" then (.key as $g | .value | keys[] | "\($g)_\(.)") else .key end);
+	   [(.rows[], .total | flat[] | if . == "symbol" and $hits then "name" elif . == "type" or . == "module" then "detail" else . end),
+	    (.rows[].callers[]? | flat[] | if . == "symbol" then "caller" else . end)] | map(select(. != "callers")) | unique[]'
+	same_keys "$("$ls" diff -f csv "$f" "$g" 2>/dev/null | head -n 1 | tr , '\n' | grep -vx row | sort | tr '\n' ' ')" \
+		"$("$ls" diff -f json "$f" "$g" 2>/dev/null | jq -r --argjson hits false "$q" | sort | tr '\n' ' ')" &&
+	same_keys "$("$ls" diff -V hits -f csv "$f" "$g" 2>/dev/null | head -n 1 | tr , '\n' | grep -vx 'row\|caller' | sort | tr '\n' ' ')" \
+		"$("$ls" diff -V hits -f json "$f" "$g" 2>/dev/null | jq -r --argjson hits true "$q" | sort | tr '\n' ' ')"
+}
+
 # top --replay: report's model interval by interval; the full-screen view under tmux.
 top_replay_ok() {
 	"$ls" top --replay "$1" --speed 0 -f json >"$tmp/top.jsonl" &&
@@ -129,16 +165,46 @@ for f in "$dir"/data/*.data; do
 	check "$name: every cut is read or refused, no sanitizer report" cuts_ok "$f"
 	check "$name: top --replay ends on report's totals" top_replay_ok "$f"
 done
+for f in fdstorm vm61-fdstorm mutexstorm-ulocks; do
+	check "$f.data: the locks view's CSV columns are its JSON's" csv_json_same_ok "$dir/data/$f.data"
+done
 check "fdstorm.data: per-task filter finds files_struct.file_lock" named_ok
 check "hotspots.data: the hit list names hot_three after the recording" hits_ok
+check "hotspots.data: the hit list's CSV columns are its JSON's" hits_same_ok
 check "hotspots.data: --lines gives file:line" lines_ok
 check "fdstorm.data: --callers alloc_fd names the dup path" graph_ok
+# --lock has one rule in report and top: a word matches inside the name,
+# a glob the whole name.
+lock_rule_ok() {
+	local f=$dir/data/fdstorm.data p r t
+	for p in file 'files_*' '*lock'; do
+		r=$("$ls" report -i "$f" --lock "$p" -f json | jq -c '[.locks[].name] | unique')
+		t=$("$ls" top --replay "$f" --speed 0 -f json --lock "$p" | jq -s -c '[.[-1].locks[].name] | unique')
+		[ "$r" = "$t" ] && [ "$r" != "[]" ] || { echo "--lock $p: report $r, top $t" >&2; return 1; }
+	done
+	[ "$("$ls" report -i "$f" --lock 'file_*' -f json | jq '.locks | length')" = 0 ]
+}
+# top's JSON functions carry what its text shows: the k|u column too.
+top_funcs_ok() {
+	"$ls" top --replay "$dir/data/hotspots.data" --speed 0 -f json |
+		jq -e -s '[.[-1].functions[] | has("space") and has("kernel") and has("symbol")] | length > 0 and all' >/dev/null
+}
+check "fdstorm.data: --lock, a word or a glob, picks the same locks in report and top" lock_rule_ok
+check "hotspots.data: top's JSON functions have text's columns" top_funcs_ok
 # --view tables on the VM tier's profile, which holds the mmap_lock table.
 tables_ok() {
 	local f=$dir/data/vm61-fdstorm.data
 	"$ls" report -i "$f" --view tables >"$tmp/tables" && grep -q '^# table mmap_lock: [0-9]* rows' "$tmp/tables" &&
 		"$ls" report -i "$f" --view tables --table mmap_lock -f csv >"$tmp/mm.csv" &&
 		head -n 1 "$tmp/mm.csv" | grep -q '^lock,pid,write,caller,acquired,failed,wait_ns,wait_max_ns,held,hold_ns,hold_max_ns$'
+}
+# A user stack key is shown as its caller (the function that took the
+# lock), in report's tables view and in top's tables, never as a stack id.
+user_keys_ok() {
+	local f=$dir/data/mutexstorm-ulocks.data want='["main","storm_op"]'
+	[ "$("$ls" report -i "$f" --view tables --table ulocks -f json | jq -c '[.[].caller] | unique')" = "$want" ] &&
+	[ "$("$ls" top --replay "$f" --speed 0 -f json |
+	     jq -s -c '[.[-1].tables[] | select(.name == "ulocks") | .rows[].keys.caller] | unique')" = "$want" ]
 }
 tables_errors_ok() {
 	local f=$dir/data/vm61-fdstorm.data rc
@@ -175,8 +241,10 @@ onefile_ok() {
 }
 check "onefile: both modes, exact op count, no file left, usage and runtime errors" onefile_ok
 check "vm61-fdstorm.data: --view tables lists the mmap_lock table with its columns" tables_ok
+check "mutexstorm-ulocks.data: user stack keys are their callers in report and top" user_keys_ok
 check "report --table and --view: every misuse is one clear line and the right exit" tables_errors_ok
 check "diff: each side's counts and wait totals are report's, lock for lock" diff_counts_ok
+check "diff: CSV's columns are JSON's, locks and hits" diff_same_ok
 check "diff: hotspots against fdstorm has new and gone functions, constant CSV columns" diff_new_gone_ok
 check "diff: every bad option value is a usage error (exit 2)" diff_usage_ok
 check "lib/ layers: each folder includes only the layers below it" "$dir/check-layers.sh"

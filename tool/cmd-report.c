@@ -1,21 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * lockstat report: the locks view of a profile, lockmeter style (one row
- * per lock, its callers indented below, a TOTAL row), as text, JSON or CSV.
+ * lockstat report: its options, the profile loaded once, and the view
+ * asked for printed by its own file (report-<view>.c, through report.h).
  */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "cmds.h"
 #include "base/exitcode.h"
-#include "format/family_meta.h"
-#include "base/json.h"
 #include "format/locktype.h"
 #include "base/log.h"
 #include "out/output.h"
@@ -40,8 +37,8 @@ static void usage(FILE *f)
 		"      --hist             the log2 wait histogram of each lock (text, json)\n"
 		"      --stacks           the stacks of each lock (user stacks for u: types;\n"
 		"                         text, json)\n"
-		"      --lock GLOB        only locks whose name matches\n"
-		"      --caller GLOB      only waits from matching callers (e.g. 'alloc_fd*')\n"
+		"      --lock GLOB        only locks whose name matches (a word without * matches inside)\n"
+		"      --caller GLOB      only waits from matching callers (e.g. alloc_fd)\n"
 		"      --type TYPE        spinlock, rwlock[:R|:W], rwsem[:R|:W], mutex, mutex:spin, ...\n"
 		"      --pid PID          only this process or thread (profiles recorded with -t)\n"
 		"      --comm GLOB        only tasks whose command matches (locks: profiles recorded with -t)\n"
@@ -98,13 +95,22 @@ static int parse_type(const char *s)
 	return -EINVAL;
 }
 
+struct out_doc *report__doc(const struct report *r)
+{
+	struct out_doc *d = out_doc__new(stdout, r->o.format, isatty(STDOUT_FILENO));
+
+	if (d)
+		out_head(d, r->p, r->o.input);
+	return d;
+}
+
 /* One entry per view: --view NAME selects it, print() shows it. */
 static const struct {
 	const char *name;
 	enum report_view view;
-	int (*print)(const struct report *r);	/* NULL: the locks view, here */
+	int (*print)(const struct report *r);
 } views[] = {
-	{ "locks", VIEW_LOCKS, NULL },
+	{ "locks", VIEW_LOCKS, print_locks },
 	{ "hits", VIEW_HITS, print_hits },
 	{ "tables", VIEW_TABLES, print_tables },
 	{ "fd", VIEW_FD, print_fd },
@@ -286,578 +292,14 @@ static int load(struct report *r)
 	return 0;
 }
 
-static size_t shown_locks(const struct report *r)
-{
-	if (r->o.top_n && r->o.top_n < r->view.nlocks)
-		return r->o.top_n;
-	return r->view.nlocks;
-}
-
-static double pct_cpu(const struct report *r, const struct lock_row_val *v)
-{
-	return r->cpu_ns > 0 ? 100.0 * v->total_ns / r->cpu_ns : 0;
-}
-
-const char *meta_or(const struct profile *p, const char *key, const char *dflt)
-{
-	const char *v = profile__meta(p, key);
-
-	return v && *v ? v : dflt;
-}
-
-/* --- text and CSV ---------------------------------------------------------- */
-
-static const struct out_col text_cols[] = {
-	{ "contended", "contended", COL_U64, 10, false },
-	{ "wait_total_ns", "total wait", COL_NS, 11, false },
-	{ "wait_avg_ns", "avg wait", COL_NS, 10, false },
-	{ "wait_max_ns", "max wait", COL_NS, 10, false },
-	{ "p50_ns", "p50", COL_NS, 10, false },
-	{ "p99_ns", "p99", COL_NS, 10, false },
-	{ "wait_pct_cpu", "%cpu", COL_PCT, 6, false },
-	{ "type", "type", COL_STR, 11, false },
-	{ "name", "lock / caller", COL_STR, 0, true },
-};
-
-static const struct out_col csv_cols[] = {
-	{ "row", "row", COL_STR, 0, true },
-	{ "lock", "lock", COL_STR, 0, true },
-	{ "type", "type", COL_STR, 0, true },
-	{ "caller", "caller", COL_STR, 0, true },
-	{ "contended", "contended", COL_U64, 0, false },
-	{ "wait_total_ns", "total wait", COL_NS, 0, false },
-	{ "wait_avg_ns", "avg wait", COL_NS, 0, false },
-	{ "wait_max_ns", "max wait", COL_NS, 0, false },
-	{ "wait_min_ns", "min wait", COL_NS, 0, false },
-	{ "p50_ns", "p50", COL_NS, 0, false },
-	{ "p99_ns", "p99", COL_NS, 0, false },
-	{ "wait_pct_cpu", "%cpu", COL_PCT, 0, false },
-};
-
-/* lockmeter's hold columns, shown when the profile has hold data. */
-static const struct out_col hold_cols[] = {
-	{ "acquired", "acquired", COL_U64, 10, false },
-	{ "con_pct", "CON%", COL_PCT, 6, false },
-	{ "hold_avg_ns", "hold avg", COL_NS, 10, false },
-	{ "hold_max_ns", "hold max", COL_NS, 10, false },
-	{ "util_pct", "UTIL%", COL_PCT, 6, false },
-};
-
-#define NHOLD_COLS	(sizeof(hold_cols) / sizeof(hold_cols[0]))
-#define MAX_LOCK_COLS	24
-
-/* The base columns with the hold ones inserted before column at (text) or at the end. */
-static int lock_cols(const struct report *r, const struct out_col *base, int n, int at,
-		     struct out_col *out)
-{
-	int i, k = 0;
-
-	for (i = 0; i < n; i++) {
-		if (i == at && r->view.has_hold) {
-			memcpy(out + k, hold_cols, sizeof(hold_cols));
-			k += NHOLD_COLS;
-		}
-		out[k] = base[i];
-		if (at < 0)
-			out[k].width = 0;
-		k++;
-	}
-	if (at < 0 && r->view.has_hold) {
-		for (i = 0; i < (int)NHOLD_COLS; i++, k++) {
-			out[k] = hold_cols[i];
-			out[k].width = 0;
-		}
-	}
-	return k;
-}
-
-static double util_pct(const struct report *r, const struct hold_val *h)
-{
-	double d = (double)profile__duration_ns(r->p);
-
-	return h->has_hold && d > 0 ? 100.0 * h->hold_ns / d : NAN;
-}
-
-/*
- * CON% of a row; for the total, only the waits of the locks whose
- * acquisitions were counted: the others have no denominator.
- */
-static double con_pct(const struct report *r, const struct lock_row_val *v, const struct hold_val *h)
-{
-	struct lock_row_val held = { 0 };
-	size_t i;
-
-	if (h != &r->view.hold_total)
-		return hold_con_pct(v, h);
-	for (i = 0; i < r->view.nlocks; i++)
-		if (r->view.locks[i].h.has_hold)
-			held.count += r->view.locks[i].v.count;
-	return hold_con_pct(&held, h);
-}
-
-static void put_hold(struct out_table *t, const struct report *r, const struct lock_row_val *v,
-		     const struct hold_val *h)
-{
-	if (!r->view.has_hold)
-		return;
-	if (!h->has_hold) {
-		int i;
-
-		for (i = 0; i < (int)NHOLD_COLS; i++)
-			out_table__none(t);
-		return;
-	}
-	out_table__u64(t, h->acquired);
-	out_table__pct(t, con_pct(r, v, h));
-	out_table__ns(t, h->held ? h->hold_ns / h->held : 0);
-	out_table__ns(t, h->hold_max_ns);
-	out_table__pct(t, util_pct(r, h));
-}
-
-static void put_stats(struct out_table *t, const struct report *r, const struct lock_row_val *v, bool csv)
-{
-	out_table__u64(t, v->count);
-	out_table__ns(t, v->total_ns);
-	out_table__ns(t, row_avg(v));
-	out_table__ns(t, v->max_ns);
-	if (csv)
-		out_table__ns(t, v->count ? v->min_ns : 0);
-	out_table__ns(t, hist_quantile(v, 0.50));
-	out_table__ns(t, hist_quantile(v, 0.99));
-	out_table__pct(t, pct_cpu(r, v));
-}
-
-static void put_text_row(struct out_table *t, const struct report *r, int indent,
-			 const struct lock_row_val *v, const struct hold_val *h, const char *type,
-			 const char *name)
-{
-	out_table__row_begin(t, indent);
-	put_stats(t, r, v, false);
-	put_hold(t, r, v, h);
-	out_table__str(t, type);
-	out_table__str(t, name);
-	out_table__row_end(t);
-}
-
-static void put_csv_row(struct out_table *t, const struct report *r, const char *kind,
-			const char *lock, const char *type, const char *caller,
-			const struct lock_row_val *v, const struct hold_val *h)
-{
-	out_table__row_begin(t, 0);
-	out_table__str(t, kind);
-	out_table__str(t, lock);
-	out_table__str(t, type);
-	out_table__str(t, caller);
-	put_stats(t, r, v, true);
-	put_hold(t, r, v, h);
-	out_table__row_end(t);
-}
-
-/* What the profile says of a family, as one line. */
-static const char *family_line(const struct profile *p, const char *family, char *buf, size_t len)
-{
-	struct family_status st;
-
-	family_meta_read(p, family, &st);
-	return family_status_line(&st, buf, len);
-}
-
-/* The families after locks and sample, in the order recorded: how many. */
-static size_t other_families(const struct profile *p, char (*names)[32], size_t max)
-{
-	size_t i, n = family_meta_names(p, names, max), kept = 0;
-
-	for (i = 0; i < n; i++)
-		if (strcmp(names[i], "locks") && strcmp(names[i], "sample"))
-			memmove(names[kept++], names[i], sizeof(names[0]));
-	return kept;
-}
-
-void print_header(const struct report *r)
-{
-	const struct profile *p = r->p;
-	char dur[32], line[600], names[32][32];
-	struct family_status st;
-	size_t i, n;
-	bool any = false;
-
-	/* The file's strings (a workload's argv above all) never reach the terminal raw. */
-	fmt_ns(dur, sizeof(dur), profile__duration_ns(p));
-	fprintf_printable(stdout, "# lockstat report of %s\n", r->o.input);
-	fprintf_printable(stdout, "# kernel %s %s, %s CPUs, %s, target %s%s%s\n", meta_or(p, "kernel", "?"),
-			  meta_or(p, "arch", ""), meta_or(p, "cpus", "?"), dur, meta_or(p, "target", "?"),
-			  *meta_or(p, "command", "") ? ": " : "", meta_or(p, "command", ""));
-	fprintf_printable(stdout, "# probes: contention=%s", family_line(p, "locks", line, sizeof(line)));
-	fprintf_printable(stdout, " sample=%s", family_line(p, "sample", line, sizeof(line)));
-	n = other_families(p, names, 32);
-	for (i = 0; i < n; i++) {	/* the other families that were recorded */
-		family_meta_read(p, names[i], &st);
-		if (st.state != FSTATE_NOT_WANTED)
-			fprintf_printable(stdout, " %s=%s", family_legacy_name(names[i]),
-					  family_status_line(&st, line, sizeof(line)));
-	}
-	printf("\n");
-	if (*meta_or(p, "lock_names", ""))	/* what the recording could name, what not and why */
-		fprintf_printable(stdout, "# lock names: %s\n", meta_or(p, "lock_names", ""));
-	if (*meta_or(p, "metric.value", ""))	/* the workload's own figure (record --metric) */
-		fprintf_printable(stdout, "# metric: %s = %s\n", meta_or(p, "metric.name", "metric"),
-				  meta_or(p, "metric.value", ""));
-	printf("# lost:");
-	for (i = 0; i < p->nlost; i++) {
-		if (strcmp(p->lost[i].value, "0")) {
-			fprintf_printable(stdout, " %s=%s", p->lost[i].key, p->lost[i].value);
-			any = true;
-		}
-	}
-	printf("%s\n#\n", any ? "" : " none");
-}
-
-static void print_hist(const struct lock_row_val *v)
-{
-	uint64_t peak = 0;
-	int i, lo = LS_HIST_SLOTS, hi = -1;
-
-	for (i = 0; i < LS_HIST_SLOTS; i++) {
-		if (!v->hist[i])
-			continue;
-		lo = i < lo ? i : lo;
-		hi = i;
-		peak = v->hist[i] > peak ? v->hist[i] : peak;
-	}
-	printf("%28s %10s  %s\n", "wait (ns)", "count", "distribution");
-	for (i = lo; i <= hi; i++) {
-		int bar = peak ? (int)(40 * v->hist[i] / peak) : 0;
-
-		printf("%12llu -> %-12llu %10" PRIu64 "  |%-40.*s|\n", i ? 1ULL << i : 0ULL,
-		       (1ULL << (i + 1)) - 1, v->hist[i], bar, "****************************************");
-	}
-}
-
-static void print_stacks(const struct report *r, const struct lock_entry *e)
-{
-	char sym[256], total[32];
-	size_t i, f;
-
-	for (i = 0; i < e->nstacks; i++) {
-		const struct lock_part *s = &e->stacks[i];
-		const struct stack *st = profile__stack(r->p, s->stack_id);
-
-		fmt_ns(total, sizeof(total), s->v.total_ns);
-		printf("      stack: %" PRIu64 " contended, %s waited\n", s->v.count, total);
-		if (!st) {
-			printf("          [stack not captured]\n");
-			continue;
-		}
-		for (f = 0; f < st->nframes; f++) {
-			lock_view__frame(&r->view, s, st->frames[f], sym, sizeof(sym));
-			printf("          %s\n", sym);
-		}
-	}
-}
-
-/* Why hold columns are missing, or what measured them. */
-static void print_hold_note(const struct report *r)
-{
-	struct family_status hold, up;
-	char hl[600], ul[600], ml[600];
-
-	family_meta_read(r->p, "hold", &hold);
-	family_meta_read(r->p, "uprobes", &up);
-	family_status_line(&hold, hl, sizeof(hl));
-	family_status_line(&up, ul, sizeof(ul));
-	family_line(r->p, "mmap_lock", ml, sizeof(ml));
-	if (r->view.has_hold)
-		printf("# hold columns: mmap_lock from its tracepoints (%s); other locks: hold=%s%s%s%s\n#\n",
-		       ml, hl, hold.state == FSTATE_ATTACHED ? "" : " (\"-\": not measured; record --hold)",
-		       up.state == FSTATE_ATTACHED ? "; user locks: uprobes=" : "",
-		       up.state == FSTATE_ATTACHED ? ul : "");
-	else
-		printf("# acquisitions, CON%%, hold times, UTIL%%: not measured (mmap_lock=%s, hold=%s)\n#\n",
-		       ml, hl);
-}
-
-/* Uprobes detached over their budget measured the start of the run only. */
-static void print_uprobes_note(const struct report *r)
-{
-	const struct ptable *t = profile__table(r->p, "ulocks.uprobes");
-	int dc = ptable__col(t, "detached");
-	const uint64_t *row;
-	size_t it = 0;
-
-	while (t && dc >= 0 && (row = htab_next(&t->rows, &it, NULL))) {
-		if (row[dc]) {
-			printf("# user locks: uprobes detached over their budget (record --event-budget, --force): "
-			       "their acquisitions and holds cover the start of the run only\n#\n");
-			return;
-		}
-	}
-}
-
-static void print_text(const struct report *r)
-{
-	struct out_col cols[MAX_LOCK_COLS];
-	struct out_table *t;
-	size_t i, c;
-	int n;
-
-	print_header(r);
-	print_hold_note(r);
-	print_uprobes_note(r);
-	n = lock_cols(r, text_cols, sizeof(text_cols) / sizeof(text_cols[0]), 7, cols);
-	t = out_table__new(stdout, OUT_TEXT, cols, n);
-	for (i = 0; t && i < shown_locks(r); i++) {
-		const struct lock_entry *e = &r->view.locks[i];
-
-		put_text_row(t, r, 0, &e->v, &e->h, lock_type_name(e->flags), lock_view__str(&r->view, e->name));
-		for (c = 0; c < e->ncallers; c++)
-			put_text_row(t, r, 1, &e->callers[c].v, &e->callers[c].h, "",
-				     lock_view__str(&r->view, e->callers[c].caller));
-		fflush(stdout);
-		if (r->o.hist)
-			print_hist(&e->v);
-		if (r->o.stacks)
-			print_stacks(r, e);
-	}
-	if (t) {
-		out_table__separator(t);
-		put_text_row(t, r, 0, &r->view.total, &r->view.hold_total, "", "TOTAL");
-		out_table__free(t);
-	}
-}
-
-static void print_csv(const struct report *r)
-{
-	struct out_col cols[MAX_LOCK_COLS];
-	struct out_table *t;
-	size_t i, c;
-	int n = lock_cols(r, csv_cols, sizeof(csv_cols) / sizeof(csv_cols[0]), -1, cols);
-
-	t = out_table__new(stdout, OUT_CSV, cols, n);
-	for (i = 0; t && i < shown_locks(r); i++) {
-		const struct lock_entry *e = &r->view.locks[i];
-		const char *name = lock_view__str(&r->view, e->name), *type = lock_type_name(e->flags);
-
-		put_csv_row(t, r, "lock", name, type, "", &e->v, &e->h);
-		for (c = 0; c < e->ncallers; c++)
-			put_csv_row(t, r, "caller", name, type, lock_view__str(&r->view, e->callers[c].caller),
-				    &e->callers[c].v, &e->callers[c].h);
-	}
-	if (t) {
-		put_csv_row(t, r, "total", "", "", "", &r->view.total, &r->view.hold_total);
-		out_table__free(t);
-	}
-}
-
-/* --- JSON -------------------------------------------------------------------- */
-
-static void json_stats(struct json_writer *jw, const struct report *r, const struct lock_row_val *v)
-{
-	jw_u64_field(jw, "contended", v->count);
-	jw_u64_field(jw, "wait_total_ns", v->total_ns);
-	jw_u64_field(jw, "wait_avg_ns", row_avg(v));
-	jw_u64_field(jw, "wait_max_ns", v->max_ns);
-	jw_u64_field(jw, "wait_min_ns", v->count ? v->min_ns : 0);
-	jw_u64_field(jw, "p50_ns", hist_quantile(v, 0.50));
-	jw_u64_field(jw, "p99_ns", hist_quantile(v, 0.99));
-	jw_double_field(jw, "wait_pct_cpu", pct_cpu(r, v));
-}
-
-/* Every family the profile names, as recorded, each as one line. */
-static void json_probes(struct json_writer *jw, const struct profile *p)
-{
-	char line[600], names[32][32];
-	size_t i, n = other_families(p, names, 32);
-
-	jw_start_object(jw);
-	jw_string_field(jw, "contention", family_line(p, "locks", line, sizeof(line)));
-	jw_string_field(jw, "sample", family_line(p, "sample", line, sizeof(line)));
-	for (i = 0; i < n; i++)
-		jw_string_field(jw, family_legacy_name(names[i]), family_line(p, names[i], line, sizeof(line)));
-	jw_end_object(jw);
-}
-
-void json_meta(struct json_writer *jw, const struct report *r)
-{
-	const struct profile *p = r->p;
-
-	jw_name(jw, "meta");
-	jw_start_object(jw);
-	jw_string_field(jw, "file", r->o.input);
-	jw_string_field(jw, "kernel", meta_or(p, "kernel", ""));
-	jw_string_field(jw, "arch", meta_or(p, "arch", ""));
-	jw_u64_field(jw, "cpus", strtoull(meta_or(p, "cpus", "0"), NULL, 10));
-	jw_u64_field(jw, "duration_ns", profile__duration_ns(p));
-	jw_string_field(jw, "command", meta_or(p, "command", ""));
-	jw_string_field(jw, "target", meta_or(p, "target", ""));
-	jw_string_field(jw, "start_time", meta_or(p, "start_time", ""));
-	jw_bool_field(jw, "per_task", !strcmp(meta_or(p, "per_task", "0"), "1"));
-	jw_u64_field(jw, "stack_rate", strtoull(meta_or(p, "stack_rate", "0"), NULL, 10));
-	jw_bool_field(jw, "complete", p->has_end && p->stop == WALK_EOF);
-	if (p->has_end)
-		jw_i64_field(jw, "exit_status", p->end_exit_status);
-	jw_name(jw, "metric");	/* the workload's own figure (record --metric), or null */
-	if (*meta_or(p, "metric.value", "")) {
-		jw_start_object(jw);
-		jw_string_field(jw, "name", meta_or(p, "metric.name", "metric"));
-		jw_double_field(jw, "value", strtod(meta_or(p, "metric.value", ""), NULL));
-		jw_end_object(jw);
-	} else {
-		jw_null(jw);
-	}
-	jw_name(jw, "probes");
-	json_probes(jw, p);
-	jw_string_field(jw, "lock_names", meta_or(p, "lock_names", ""));
-	jw_end_object(jw);
-}
-
-void json_lost(struct json_writer *jw, const struct profile *p)
-{
-	size_t i;
-
-	jw_name(jw, "lost");
-	jw_start_object(jw);
-	for (i = 0; i < p->nlost; i++)
-		jw_u64_field(jw, p->lost[i].key, strtoull(p->lost[i].value, NULL, 10));
-	jw_end_object(jw);
-}
-
-/* null where not measured, absent when the profile has no hold data at all. */
-static void json_hold(struct json_writer *jw, const struct report *r, const struct lock_row_val *v,
-		      const struct hold_val *h)
-{
-	if (!r->view.has_hold)
-		return;
-	if (!h->has_hold) {
-		jw_null_field(jw, "acquired");
-		jw_null_field(jw, "con_pct");
-		jw_null_field(jw, "hold_avg_ns");
-		jw_null_field(jw, "hold_max_ns");
-		jw_null_field(jw, "util_pct");
-		return;
-	}
-	jw_u64_field(jw, "acquired", h->acquired);
-	if (h->acquired)
-		jw_double_field(jw, "con_pct", con_pct(r, v, h));
-	else
-		jw_null_field(jw, "con_pct");
-	jw_u64_field(jw, "hold_total_ns", h->hold_ns);
-	jw_u64_field(jw, "hold_avg_ns", h->held ? h->hold_ns / h->held : 0);
-	jw_u64_field(jw, "hold_max_ns", h->hold_max_ns);
-	jw_double_field(jw, "util_pct", util_pct(r, h));
-}
-
-static void json_hist(struct json_writer *jw, const struct lock_row_val *v)
-{
-	int i;
-
-	jw_name(jw, "hist");
-	jw_start_array(jw);
-	for (i = 0; i < LS_HIST_SLOTS; i++) {
-		if (!v->hist[i])
-			continue;
-		jw_start_object(jw);
-		jw_u64_field(jw, "from_ns", i ? 1ULL << i : 0);
-		if (i == LS_HIST_SLOTS - 1)
-			jw_null_field(jw, "to_ns");	/* the last slot holds every longer wait */
-		else
-			jw_u64_field(jw, "to_ns", (1ULL << (i + 1)) - 1);
-		jw_u64_field(jw, "count", v->hist[i]);
-		jw_end_object(jw);
-	}
-	jw_end_array(jw);
-}
-
-static void json_stacks(struct json_writer *jw, const struct report *r, const struct lock_entry *e)
-{
-	char sym[256];
-	size_t i, f;
-
-	jw_name(jw, "stacks");
-	jw_start_array(jw);
-	for (i = 0; i < e->nstacks; i++) {
-		const struct stack *st = profile__stack(r->p, e->stacks[i].stack_id);
-
-		jw_start_object(jw);
-		jw_string_field(jw, "caller", lock_view__str(&r->view, e->stacks[i].caller));
-		jw_u64_field(jw, "contended", e->stacks[i].v.count);
-		jw_u64_field(jw, "wait_total_ns", e->stacks[i].v.total_ns);
-		jw_name(jw, "frames");
-		jw_start_array(jw);
-		for (f = 0; st && f < st->nframes; f++) {
-			lock_view__frame(&r->view, &e->stacks[i], st->frames[f], sym, sizeof(sym));
-			jw_string(jw, sym);
-		}
-		jw_end_array(jw);
-		jw_end_object(jw);
-	}
-	jw_end_array(jw);
-}
-
-static void json_lock(struct json_writer *jw, const struct report *r, const struct lock_entry *e)
-{
-	size_t c;
-
-	jw_start_object(jw);
-	jw_string_field(jw, "name", lock_view__str(&r->view, e->name));
-	jw_string_field(jw, "type", lock_type_name(e->flags));
-	jw_bool_field(jw, "user", lock_type_is_user(e->flags));
-	json_stats(jw, r, &e->v);
-	json_hold(jw, r, &e->v, &e->h);
-	jw_name(jw, "callers");
-	jw_start_array(jw);
-	for (c = 0; c < e->ncallers; c++) {
-		jw_start_object(jw);
-		jw_string_field(jw, "symbol", lock_view__str(&r->view, e->callers[c].caller));
-		json_stats(jw, r, &e->callers[c].v);
-		json_hold(jw, r, &e->callers[c].v, &e->callers[c].h);
-		jw_end_object(jw);
-	}
-	jw_end_array(jw);
-	if (r->o.hist)
-		json_hist(jw, &e->v);
-	if (r->o.stacks)
-		json_stacks(jw, r, e);
-	jw_end_object(jw);
-}
-
-static void print_json(const struct report *r)
-{
-	struct json_writer *jw = jw_new(stdout, isatty(STDOUT_FILENO));
-	size_t i;
-
-	if (!jw)
-		return;
-	jw_start_object(jw);
-	json_meta(jw, r);
-	json_lost(jw, r->p);
-	jw_name(jw, "locks");
-	jw_start_array(jw);
-	for (i = 0; i < shown_locks(r); i++)
-		json_lock(jw, r, &r->view.locks[i]);
-	jw_end_array(jw);
-	jw_name(jw, "total");
-	jw_start_object(jw);
-	json_hold(jw, r, &r->view.total, &r->view.hold_total);
-	json_stats(jw, r, &r->view.total);
-	jw_end_object(jw);
-	jw_end_object(jw);
-	jw_free(jw);
-}
-
 static int print_view(struct report *r)
 {
 	size_t i;
 
 	for (i = 0; i < NVIEWS; i++)
-		if (views[i].view == r->o.view && views[i].print)
+		if (views[i].view == r->o.view)
 			return views[i].print(r);
-	if (r->o.format == OUT_JSON)
-		print_json(r);
-	else if (r->o.format == OUT_CSV)
-		print_csv(r);
-	else
-		print_text(r);
-	return 0;
+	return -EINVAL;
 }
 
 int cmd_report(int argc, char **argv)

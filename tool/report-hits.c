@@ -7,7 +7,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 #include "base/log.h"
 #include "report.h"
 
@@ -21,15 +20,15 @@ static size_t shown(const struct report *r, size_t n)
 	return r->o.top_n && r->o.top_n < n ? r->o.top_n : n;
 }
 
+/* What the text adds to the header: the samples, the unnamed user functions by cause. */
 static void print_hits_header(const struct report *r, const struct hits_view *v)
 {
 	uint32_t i;
 	bool any = false;
 
-	print_header(r);
 	printf("# samples: %" PRIu64 " (kernel %.1f %%, user %.1f %%) at %s Hz per CPU\n", v->total,
 	       pct(v->kernel, v->total), pct(v->total - v->kernel, v->total),
-	       meta_or(r->p, "sample_freq", "?"));
+	       profile__meta_or(r->p, "sample_freq", "?"));
 	printf("# unknown user functions:");
 	for (i = 1; i < USYM__COUNT; i++) {
 		if (!v->unknown[i])
@@ -42,23 +41,46 @@ static void print_hits_header(const struct report *r, const struct hits_view *v)
 	printf("%s\n#\n", any || v->truncated ? "" : " none");
 }
 
-static const struct out_col hit_cols[] = {
-	{ "samples", "samples", COL_U64, 9, false },
-	{ "percent", "%", COL_PCT, 6, false },
-	{ "space", "", COL_STR, 1, false },
-	{ "symbol", "function", COL_STR, 28, true },
-	{ "address", "[address]", COL_HEX, 18, false },
-	{ "module", "module", COL_STR, 0, true },
+enum {
+	H_SAMPLES, H_PCT, H_SPACE, H_SYMBOL, H_ADDR, H_SOURCE, H_MODULE, H_KERNEL, H_ADDR_LINES,
+	H_FILE, H_LINE, H__COUNT,
 };
 
-static const struct out_col line_cols[] = {
-	{ "samples", "samples", COL_U64, 9, false },
-	{ "percent", "%", COL_PCT, 6, false },
-	{ "space", "", COL_STR, 1, false },
-	{ "symbol", "function", COL_STR, 28, true },
-	{ "source", "file:line", COL_STR, 30, true },
-	{ "module", "module", COL_STR, 0, true },
+/*
+ * One description for both hit lists: per function (no H_SOURCE, H_FILE,
+ * H_LINE, H_ADDR_LINES) and per line (no H_ADDR: the address moves out
+ * of the text, where file:line takes its place).
+ */
+static const struct out_col hit_cols[H__COUNT] = {
+	[H_SAMPLES] = { "samples", "samples", COL_U64, 9, false },
+	[H_PCT] = { "percent", "%", COL_PCT, 6, false },
+	[H_SPACE] = { "space", "", COL_STR, 1, false },
+	[H_SYMBOL] = { "symbol", "function", COL_STR, 28, true },
+	[H_ADDR] = { "address", "[address]", COL_HEX, 18, false },
+	[H_SOURCE] = { "source", "file:line", COL_STR, 30, true, OUT_NO_JSON },
+	[H_MODULE] = { "module", "module", COL_STR, 0, true },
+	[H_KERNEL] = { "kernel", NULL, COL_BOOL, 0, false },
+	[H_ADDR_LINES] = { "address", NULL, COL_HEX, 0, false },
+	[H_FILE] = { "file", NULL, COL_STR, 0, false },
+	[H_LINE] = { "line", NULL, COL_U64, 0, false },
 };
+
+static bool in_mode(int c, bool lines)
+{
+	if (c == H_ADDR)
+		return !lines;
+	return lines || (c != H_SOURCE && c != H_ADDR_LINES && c != H_FILE && c != H_LINE);
+}
+
+static int hit_cols_of(bool lines, struct out_col *cols)
+{
+	int c, n = 0;
+
+	for (c = 0; c < H__COUNT; c++)
+		if (in_mode(c, lines))
+			cols[n++] = hit_cols[c];
+	return n;
+}
 
 static void put_hit(struct out_table *t, const struct hits_view *v, const struct hit *h, bool lines)
 {
@@ -69,58 +91,33 @@ static void put_hit(struct out_table *t, const struct hits_view *v, const struct
 	out_table__pct(t, pct(h->samples, v->total));
 	out_table__str(t, h->kernel ? "k" : "u");
 	out_table__str(t, h->function);
-	if (lines) {
+	if (lines)
 		snprintf(src, sizeof(src), "%s:%u", h->file && *h->file ? h->file : "??", h->line);
+	if (lines)
 		out_table__str(t, src);
-	} else if (h->addr) {
+	else if (h->addr)
 		out_table__hex(t, h->addr);
-	} else {
-		out_table__none(t);
-	}
+	else
+		out_table__none(t);	/* not known: no name to start from */
 	out_table__str(t, h->module);
+	out_table__bool(t, h->kernel);
+	if (lines) {
+		if (h->addr)
+			out_table__hex(t, h->addr);
+		else
+			out_table__none(t);
+		out_table__str(t, h->file);
+		if (h->file)
+			out_table__u64(t, h->line);
+	}
 	out_table__row_end(t);
 }
 
-static void table_hits(const struct report *r, const struct hits_view *v)
+/* The samples counted and the user functions that could not be named, by cause. */
+static void json_totals(struct json_writer *jw, const struct hits_view *v)
 {
-	const struct out_col *cols = r->o.lines ? line_cols : hit_cols;
-	struct out_table *t;
-	size_t i;
+	uint32_t i;
 
-	if (r->o.format == OUT_TEXT)
-		print_hits_header(r, v);
-	t = out_table__new(stdout, r->o.format, cols, 6);
-	for (i = 0; t && i < shown(r, v->n); i++)
-		put_hit(t, v, &v->hits[i], r->o.lines);
-	out_table__free(t);
-}
-
-static void json_hit(struct json_writer *jw, const struct hits_view *v, const struct hit *h)
-{
-	jw_start_object(jw);
-	jw_string_field(jw, "symbol", h->function);
-	jw_string_field(jw, "module", h->module);
-	jw_bool_field(jw, "kernel", h->kernel);
-	jw_u64_field(jw, "samples", h->samples);
-	jw_double_field(jw, "percent", pct(h->samples, v->total));
-	jw_u64_field(jw, "address", h->addr);
-	if (h->file) {
-		jw_string_field(jw, "file", h->file);
-		jw_u64_field(jw, "line", h->line);
-	}
-	jw_end_object(jw);
-}
-
-static void json_hits(const struct report *r, const struct hits_view *v)
-{
-	struct json_writer *jw = jw_new(stdout, isatty(STDOUT_FILENO));
-	size_t i;
-
-	if (!jw)
-		return;
-	jw_start_object(jw);
-	json_meta(jw, r);
-	json_lost(jw, r->p);
 	jw_u64_field(jw, "total_samples", v->total);
 	jw_u64_field(jw, "kernel_samples", v->kernel);
 	jw_name(jw, "unknown");
@@ -129,13 +126,27 @@ static void json_hits(const struct report *r, const struct hits_view *v)
 		jw_u64_field(jw, usym_why_str(i), v->unknown[i]);
 	jw_u64_field(jw, "user stack truncated", v->truncated);
 	jw_end_object(jw);
-	jw_name(jw, "functions");
-	jw_start_array(jw);
-	for (i = 0; i < shown(r, v->n); i++)
-		json_hit(jw, v, &v->hits[i]);
-	jw_end_array(jw);
-	jw_end_object(jw);
-	jw_free(jw);
+}
+
+static int print_list(const struct report *r, const struct hits_view *v)
+{
+	struct out_doc *d = report__doc(r);
+	struct out_col cols[H__COUNT];
+	struct out_table *t;
+	size_t i;
+
+	if (!d)
+		return -ENOMEM;
+	if (r->o.format == OUT_TEXT)
+		print_hits_header(r, v);
+	if (out_doc__jw(d))
+		json_totals(out_doc__jw(d), v);
+	t = out_doc__table(d, "functions", cols, hit_cols_of(r->o.lines, cols));
+	for (i = 0; t && i < shown(r, v->n); i++)
+		put_hit(t, v, &v->hits[i], r->o.lines);
+	out_table__free(t);
+	out_doc__free(d);
+	return 0;
 }
 
 static const struct out_col edge_cols[] = {
@@ -152,7 +163,7 @@ static void print_graph(const struct report *r, const struct graph_view *g)
 	size_t i;
 
 	if (r->o.format == OUT_TEXT) {
-		print_header(r);
+		out_head__text(stdout, r->p, r->o.input);
 		printf("# %s %s: %" PRIu64 " samples have it on their stack\n#\n",
 		       r->o.graph_callers ? "callers of" : "callees of", r->o.graph_func, g->total);
 	}
@@ -202,10 +213,7 @@ int print_hits(const struct report *r)
 		return err;
 	}
 	hits_view__sort(&v, r->o.hits_sort);
-	if (r->o.format == OUT_JSON)
-		json_hits(r, &v);
-	else
-		table_hits(r, &v);
+	err = print_list(r, &v);
 	hits_view__free(&v);
-	return 0;
+	return err;
 }

@@ -1,55 +1,49 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * lockstat report --view tables: every counter table of the profile as
- * recorded (lib/format/ctable.h), whatever family wrote it. The views of the
- * families (fd, pagecache, ...) read the same tables and join them; this
- * one shows the raw counts behind them, and still works for a table this
- * lockstat has no view for.
+ * recorded (lib/view/view_tables.h), whatever family wrote it. The views
+ * of the families (fd, pagecache, ...) read the same tables and join
+ * them; this one shows the raw counts behind them, and still works for a
+ * table this lockstat has no view for.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "base/log.h"
+#include "view/view_tables.h"
 #include "report.h"
 
 #define MAX_COLS	64
 
-static enum col_type col_type_of(uint8_t kind, const char *name)
+static enum col_type col_type_of(enum tshow show)
 {
-	size_t n = strlen(name);
+	static const enum col_type types[] = {
+		[TSHOW_TEXT] = COL_STR, [TSHOW_ADDR] = COL_HEX, [TSHOW_NUM] = COL_U64, [TSHOW_NS] = COL_NS,
+	};
 
-	if (kind == TCOL_KEY_STR || kind == TCOL_KEY_KSTACK)
-		return COL_STR;
-	if (n > 3 && !strcmp(name + n - 3, "_ns"))
-		return COL_NS;
-	if (!strcmp(name, "lock") || !strcmp(name, "files") || !strcmp(name, "file_lock"))
-		return COL_HEX;
-	return COL_U64;
+	return types[show];
 }
 
 static void put_value(struct out_table *t, const struct report *r, const struct ptable *tb,
-		      uint32_t c, uint64_t v)
+		      const uint64_t *row, uint32_t c)
 {
+	struct tshown sh;
 	char buf[256];
 
-	switch (tb->kinds[c]) {
-	case TCOL_KEY_STR:
-		out_table__str(t, profile__str(r->p, v));
-		return;
-	case TCOL_KEY_KSTACK:
-		out_table__str(t, profile__caller(r->p, (int32_t)v, buf, sizeof(buf)));
-		return;
-	}
-	switch (col_type_of(tb->kinds[c], tb->cols[c])) {
-	case COL_NS:
-		out_table__ns(t, v);
+	table_view__col(tb, c, &sh);
+	switch (sh.show) {
+	case TSHOW_TEXT:
+		out_table__str(t, table_view__key(r->p, tb, row, c, buf, sizeof(buf)));
 		break;
-	case COL_HEX:
-		out_table__hex(t, v);
+	case TSHOW_NS:
+		out_table__ns(t, row[c]);
+		break;
+	case TSHOW_ADDR:
+		out_table__hex(t, row[c]);
 		break;
 	default:
-		out_table__u64(t, v);
+		out_table__u64(t, row[c]);
 	}
 }
 
@@ -62,14 +56,14 @@ static void print_table(const struct report *r, const struct ptable *tb)
 	uint32_t c, n = tb->ncols < MAX_COLS ? tb->ncols : MAX_COLS;
 
 	for (c = 0; c < n; c++) {
-		/* In a stack column the view shows who took the lock. */
-		const char *name = tb->kinds[c] == TCOL_KEY_KSTACK ? "caller" : tb->cols[c];
+		struct tshown sh;
+		enum col_type type;
+		int width;
 
-		enum col_type type = col_type_of(tb->kinds[c], tb->cols[c]);
-		int width = type == COL_HEX ? 18 : type == COL_STR ? 28 : 12;
-
-		cols[c] = (struct out_col){ name, name, type, c + 1 < n ? width : 0,
-					    type == COL_STR };
+		table_view__col(tb, c, &sh);
+		type = col_type_of(sh.show);
+		width = type == COL_HEX ? 18 : type == COL_STR ? 28 : 12;
+		cols[c] = (struct out_col){ sh.name, sh.name, type, c + 1 < n ? width : 0, type == COL_STR };
 	}
 	if (r->o.format == OUT_TEXT)
 		fprintf_printable(stdout, "# table %s: %zu rows, %" PRIu64 " buckets\n", tb->name, tb->rows.count,
@@ -78,7 +72,7 @@ static void print_table(const struct report *r, const struct ptable *tb)
 	while (t && (row = htab_next(&tb->rows, &it, NULL))) {
 		out_table__row_begin(t, 0);
 		for (c = 0; c < n; c++)
-			put_value(t, r, tb, c, row[c]);
+			put_value(t, r, tb, row, c);
 		out_table__row_end(t);
 	}
 	out_table__free(t);
@@ -106,7 +100,7 @@ int print_tables(const struct report *r)
 		return -1;
 	}
 	if (r->o.format == OUT_TEXT)
-		print_header(r);
+		out_head__text(stdout, r->p, r->o.input);
 	for (i = 0; i < r->p->ntables; i++)
 		if (!one || one == &r->p->tables[i])
 			print_table(r, &r->p->tables[i]);

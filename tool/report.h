@@ -2,8 +2,14 @@
 #ifndef __LOCKSTAT_REPORT_H
 #define __LOCKSTAT_REPORT_H
 
-/* Shared by the views of lockstat report (cmd-report.c, report-hits.c). */
+/*
+ * lockstat report: the options and the loaded profile (cmd-report.c),
+ * handed to the printer of the view asked for, one file each
+ * (report-locks.c, report-hits.c, report-tables.c, report-fd.c,
+ * report-pagecache.c).
+ */
 #include "base/json.h"
+#include "out/head.h"
 #include "out/output.h"
 #include "format/profile.h"
 #include "view/view_hits.h"
@@ -37,10 +43,14 @@ struct report {
 	double cpu_ns;		/* duration x CPUs: the denominator of %cpu */
 };
 
-const char *meta_or(const struct profile *p, const char *key, const char *dflt);
-void print_header(const struct report *r);
-void json_meta(struct json_writer *jw, const struct report *r);
-void json_lost(struct json_writer *jw, const struct profile *p);
+/*
+ * The output document of a view: opened in the report's format, with
+ * the profile's header (text comments, CSV none, JSON "meta" and "lost")
+ * written. NULL when out of memory.
+ */
+struct out_doc *report__doc(const struct report *r);
+
+int print_locks(const struct report *r);
 int print_hits(const struct report *r);
 int print_tables(const struct report *r);
 int print_fd(const struct report *r);

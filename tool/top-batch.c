@@ -1,48 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * top without curses: one text snapshot per interval, as top -b, or one
- * JSON object per interval (JSON Lines), for scripts and tests. The text
- * goes through the table formatter, the JSON through the streaming
- * writer, like every other output of lockstat.
+ * JSON object per interval (JSON Lines), for scripts and tests. Both
+ * come from the same descriptions of the locks, functions and tables
+ * through the table renderer (lib/out/output.h).
  */
+#include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include "base/json.h"
 #include "out/output.h"
 #include "top.h"
 
-#define CALLERS_SHOWN	3
+#define CALLERS_SHOWN	3	/* text: under each lock; JSON has them all */
 
 static size_t shown(const struct top *t, size_t n)
 {
 	return t->o.rows && t->o.rows < n ? t->o.rows : n;
 }
 
-/* --- text ---------------------------------------------------------------- */
-
-static const struct out_col lock_cols[] = {
-	{ "contended_per_s", "cont/s", COL_U64, 9, false },
-	{ "wait_ns_per_s", "wait/s", COL_NS, 10, false },
-	{ "wait_avg_ns", "avg", COL_NS, 10, false },
-	{ "wait_max_ns", "max", COL_NS, 10, false },
-	{ "wait_pct_cpu", "%cpu", COL_PCT, 6, false },
-	{ "contended", "contended", COL_U64, 11, false },
-	{ "wait_total_ns", "total wait", COL_NS, 11, false },
-	{ "total_max_ns", "max", COL_NS, 10, false },
-	{ "type", "type", COL_STR, 11, false },
-	{ "name", "lock / caller", COL_STR, 0, true },
-};
-
-static const struct out_col func_cols[] = {
-	{ "per_s", "hits/s", COL_U64, 9, false },
-	{ "percent", "%", COL_PCT, 6, false },
-	{ "samples", "hits", COL_U64, 10, false },
-	{ "total_percent", "%", COL_PCT, 6, false },
-	{ "space", "", COL_STR, 1, false },
-	{ "symbol", "function", COL_STR, 28, true },
-	{ "module", "module", COL_STR, 0, true },
-};
+/* --- the header -------------------------------------------------------------- */
 
 static void text_header(const struct top_snap *s, double interval)
 {
@@ -65,149 +44,9 @@ static void text_header(const struct top_snap *s, double interval)
 		printf(", lockstat itself %.2f %% of one CPU\n", s->self_pct);
 	fmt_ns(wait, sizeof(wait), per_s(s->locks_iv.total_ns, s->iv_ns));
 	fmt_ns(cwait, sizeof(cwait), s->locks_cum.total_ns);
-	printf("locks: %.0f contended/s, %s wait/s, %.2f %% of CPU time waiting; in all %llu contended, %s\n",
+	printf("locks: %.0f contended/s, %s wait/s, %.2f %% of CPU time waiting; in all %llu contended, %s\n\n",
 	       per_s(s->locks_iv.count, s->iv_ns), wait, wait_pct(s->locks_iv.total_ns, s->iv_ns, s->cpus),
 	       (unsigned long long)s->locks_cum.count, cwait);
-}
-
-static void text_lock_row(struct out_table *t, const struct top_snap *s, int indent,
-			  const struct top_stat *iv,
-			  const struct top_stat *cum, const char *type, const char *name)
-{
-	out_table__row_begin(t, indent);
-	out_table__u64(t, per_s(iv->count, s->iv_ns) + 0.5);
-	out_table__ns(t, per_s(iv->total_ns, s->iv_ns) + 0.5);
-	out_table__ns(t, stat_avg(iv));
-	out_table__ns(t, iv->max_ns);
-	out_table__pct(t, wait_pct(iv->total_ns, s->iv_ns, s->cpus));
-	out_table__u64(t, cum->count);
-	out_table__ns(t, cum->total_ns);
-	out_table__ns(t, cum->max_ns);
-	out_table__str(t, type);
-	out_table__str(t, name);
-	out_table__row_end(t);
-}
-
-static void text_locks(const struct top *t, const struct top_snap *s)
-{
-	struct out_table *ot = out_table__new(stdout, OUT_TEXT, lock_cols, sizeof(lock_cols) / sizeof(lock_cols[0]));
-	size_t i, c;
-
-	for (i = 0; ot && i < shown(t, s->nlocks); i++) {
-		const struct top_lock *l = &s->locks[i];
-
-		text_lock_row(ot, s, 0, &l->iv, &l->cum, l->type, l->name);
-		for (c = 0; c < l->ncallers && c < CALLERS_SHOWN; c++)
-			text_lock_row(ot, s, 1, &l->callers[c].iv, &l->callers[c].cum, "", l->callers[c].name);
-	}
-	out_table__free(ot);
-}
-
-static void text_funcs(const struct top *t, const struct top_snap *s)
-{
-	struct out_table *ot;
-	size_t i;
-
-	printf("\nfunctions: %.0f samples/s, %.0f %% kernel; in all %llu samples\n",
-	       per_s(s->samples_iv, s->iv_ns), s->samples_iv ? 100.0 * s->ksamples_iv / s->samples_iv : 0.0,
-	       (unsigned long long)s->samples_cum);
-	ot = out_table__new(stdout, OUT_TEXT, func_cols, sizeof(func_cols) / sizeof(func_cols[0]));
-	for (i = 0; ot && i < shown(t, s->nfuncs); i++) {
-		const struct top_func *f = &s->funcs[i];
-
-		out_table__row_begin(ot, 0);
-		out_table__u64(ot, per_s(f->iv, s->iv_ns) + 0.5);
-		out_table__pct(ot, s->samples_iv ? 100.0 * f->iv / s->samples_iv : 0);
-		out_table__u64(ot, f->cum);
-		out_table__pct(ot, s->samples_cum ? 100.0 * f->cum / s->samples_cum : 0);
-		out_table__str(ot, f->kernel ? "k" : "u");
-		out_table__str(ot, f->function);
-		out_table__str(ot, f->module);
-		out_table__row_end(ot);
-	}
-	out_table__free(ot);
-}
-
-#define MAX_TCOLS	48
-
-static bool is_ns(const char *name)
-{
-	size_t n = strlen(name);
-
-	return n > 3 && !strcmp(name + n - 3, "_ns");
-}
-
-static void text_table(const struct top *t, const struct top_snap *s, const struct top_table *tt)
-{
-	char heads[MAX_TCOLS][64];
-	struct out_col cols[MAX_TCOLS];
-	struct out_table *ot;
-	uint32_t k, v, n = 0;
-	size_t r;
-
-	for (k = 0; k < tt->nkeys && n < MAX_TCOLS; k++)
-		cols[n++] = (struct out_col){ tt->key_names[k], tt->key_names[k], COL_STR, 24, true };
-	for (v = 0; v < tt->nvals && n + 2 <= MAX_TCOLS; v++) {
-		enum col_type type = is_ns(tt->val_names[v]) ? COL_NS : COL_U64;
-
-		snprintf(heads[n], sizeof(heads[n]), "%s%s", tt->val_names[v], tt->val_kinds[v] == TCOL_SUM ? "/s" : "");
-		cols[n] = (struct out_col){ heads[n], heads[n], type, 14, false };
-		n++;
-		cols[n++] = (struct out_col){ tt->val_names[v], tt->val_names[v], type, 12, false };
-	}
-	cols[n - 1].width = 0;
-	fprintf_printable(stdout, "\ntable %s: %zu rows\n", tt->name, tt->total_rows);
-	ot = out_table__new(stdout, OUT_TEXT, cols, n);
-	for (r = 0; ot && r < shown(t, tt->nrows); r++) {
-		out_table__row_begin(ot, 0);
-		for (k = 0; k < tt->nkeys && k < MAX_TCOLS; k++)
-			out_table__str(ot, tt->rows[r].keys[k]);
-		for (v = 0; v < tt->nvals && tt->nkeys + 2 * v + 2 <= MAX_TCOLS; v++) {
-			uint64_t iv = tt->val_kinds[v] == TCOL_SUM ? per_s(tt->rows[r].iv[v], s->iv_ns) + 0.5 : tt->rows[r].iv[v];
-
-			if (is_ns(tt->val_names[v])) {
-				out_table__ns(ot, iv);
-				out_table__ns(ot, tt->rows[r].cum[v]);
-			} else {
-				out_table__u64(ot, iv);
-				out_table__u64(ot, tt->rows[r].cum[v]);
-			}
-		}
-		out_table__row_end(ot);
-	}
-	out_table__free(ot);
-}
-
-static void print_text(const struct top *t, const struct top_snap *s)
-{
-	size_t i;
-
-	text_header(s, t->o.interval);
-	printf("\n");
-	text_locks(t, s);
-	if (s->has_samples)
-		text_funcs(t, s);
-	for (i = 0; i < s->ntables; i++)
-		if (s->tables[i].nkeys + 2 <= MAX_TCOLS)
-			text_table(t, s, &s->tables[i]);
-	printf("\n");
-}
-
-/* --- JSON ---------------------------------------------------------------------- */
-
-static void json_stat(struct json_writer *jw, const char *name, const struct top_stat *st, uint64_t span,
-		      unsigned int cpus)
-{
-	jw_name(jw, name);
-	jw_start_object(jw);
-	jw_u64_field(jw, "contended", st->count);
-	jw_u64_field(jw, "wait_total_ns", st->total_ns);
-	jw_u64_field(jw, "wait_avg_ns", stat_avg(st));
-	jw_u64_field(jw, "wait_max_ns", st->max_ns);
-	jw_double_field(jw, "contended_per_s", per_s(st->count, span));
-	jw_double_field(jw, "wait_ns_per_s", per_s(st->total_ns, span));
-	jw_double_field(jw, "wait_pct_cpu", wait_pct(st->total_ns, span, cpus));
-	jw_end_object(jw);
 }
 
 static void json_header(struct json_writer *jw, const struct top_snap *s)
@@ -227,128 +66,365 @@ static void json_header(struct json_writer *jw, const struct top_snap *s)
 	jw_u64_field(jw, "interval", s->lost_iv);
 	jw_u64_field(jw, "total", s->lost_cum);
 	jw_end_object(jw);
-	jw_name(jw, "totals");
-	jw_start_object(jw);
-	json_stat(jw, "interval", &s->locks_iv, s->iv_ns, s->cpus);
-	json_stat(jw, "cumulative", &s->locks_cum, s->cum_ns, s->cpus);
-	jw_end_object(jw);
 }
 
-static void json_lock(struct json_writer *jw, const struct top_snap *s, const struct top_lock *l)
+/* --- locks --------------------------------------------------------------------- */
+
+/* A lock's, caller's or the total's figures over one span: the interval, or since the start. */
+#define SPAN_COLS(span)								\
+	{ span ".contended", NULL, COL_U64 },					\
+	{ span ".wait_total_ns", NULL, COL_NS },				\
+	{ span ".wait_avg_ns", NULL, COL_NS },					\
+	{ span ".wait_max_ns", NULL, COL_NS },					\
+	{ span ".contended_per_s", NULL, COL_RATE },				\
+	{ span ".wait_ns_per_s", NULL, COL_NS_RATE },				\
+	{ span ".wait_pct_cpu", NULL, COL_PCT }
+
+enum { S_CONT, S_WAIT, S_AVG, S_MAX, S_CONT_RATE, S_WAIT_RATE, S_PCT, S__COUNT };
+enum { K_NAME, K_TYPE, K_CALLER, K_SYMBOL, K_IV, K_CUM = K_IV + S__COUNT, K__COUNT = K_CUM + S__COUNT };
+
+static struct out_col lock_cols[K__COUNT] = {
+	[K_NAME] = { "name", "lock / caller", COL_STR, 0, true, OUT_TOP },
+	[K_TYPE] = { "type", "type", COL_STR, 11, false, OUT_TOP },
+	[K_CALLER] = { "caller", NULL, COL_STR, 0, false, OUT_TOP },	/* the one that waited most */
+	[K_SYMBOL] = { "symbol", NULL, COL_STR, 0, false, OUT_SUB },
+	SPAN_COLS("interval"),
+	SPAN_COLS("cumulative"),
+};
+
+/* Text: the interval's rates, then since the start. */
+static const struct {
+	int col;
+	const char *header;
+	int width;
+} lock_text[] = {
+	{ K_IV + S_CONT_RATE, "cont/s", 9 }, { K_IV + S_WAIT_RATE, "wait/s", 10 },
+	{ K_IV + S_AVG, "avg", 10 }, { K_IV + S_MAX, "max", 10 }, { K_IV + S_PCT, "%cpu", 6 },
+	{ K_CUM + S_CONT, "contended", 11 }, { K_CUM + S_WAIT, "total wait", 11 },
+	{ K_CUM + S_MAX, "max", 10 }, { K_TYPE, "type", 11 }, { K_NAME, "lock / caller", 0 },
+};
+
+#define NLOCK_TEXT	(sizeof(lock_text) / sizeof(lock_text[0]))
+
+static struct out_table *lock_table(struct out_doc *d)
 {
-	size_t c;
-
-	jw_start_object(jw);
-	jw_string_field(jw, "name", l->name);
-	jw_string_field(jw, "type", l->type);
-	jw_string_field(jw, "caller", l->caller);
-	json_stat(jw, "interval", &l->iv, s->iv_ns, s->cpus);
-	json_stat(jw, "cumulative", &l->cum, s->cum_ns, s->cpus);
-	jw_name(jw, "callers");
-	jw_start_array(jw);
-	for (c = 0; c < l->ncallers; c++) {
-		jw_start_object(jw);
-		jw_string_field(jw, "symbol", l->callers[c].name);
-		json_stat(jw, "interval", &l->callers[c].iv, s->iv_ns, s->cpus);
-		json_stat(jw, "cumulative", &l->callers[c].cum, s->cum_ns, s->cpus);
-		jw_end_object(jw);
-	}
-	jw_end_array(jw);
-	jw_end_object(jw);
-}
-
-static void json_func(struct json_writer *jw, const struct top_snap *s, const struct top_func *f)
-{
-	jw_start_object(jw);
-	jw_string_field(jw, "symbol", f->function);
-	jw_string_field(jw, "module", f->module);
-	jw_bool_field(jw, "kernel", f->kernel);
-	jw_name(jw, "interval");
-	jw_start_object(jw);
-	jw_u64_field(jw, "samples", f->iv);
-	jw_double_field(jw, "per_s", per_s(f->iv, s->iv_ns));
-	jw_double_field(jw, "percent", s->samples_iv ? 100.0 * f->iv / s->samples_iv : 0);
-	jw_end_object(jw);
-	jw_name(jw, "cumulative");
-	jw_start_object(jw);
-	jw_u64_field(jw, "samples", f->cum);
-	jw_double_field(jw, "percent", s->samples_cum ? 100.0 * f->cum / s->samples_cum : 0);
-	jw_end_object(jw);
-	jw_end_object(jw);
-}
-
-static void json_values(struct json_writer *jw, const char *name, const struct top_table *tt,
-			const uint64_t *v)
-{
-	uint32_t i;
-
-	jw_name(jw, name);
-	jw_start_object(jw);
-	for (i = 0; i < tt->nvals; i++)
-		jw_u64_field(jw, tt->val_names[i], v[i]);
-	jw_end_object(jw);
-}
-
-static void json_table(struct json_writer *jw, const struct top *t, const struct top_table *tt)
-{
-	size_t r;
-	uint32_t k;
-
-	jw_start_object(jw);
-	jw_string_field(jw, "name", tt->name);
-	jw_u64_field(jw, "rows_total", tt->total_rows);
-	jw_name(jw, "rows");
-	jw_start_array(jw);
-	for (r = 0; r < shown(t, tt->nrows); r++) {
-		jw_start_object(jw);
-		jw_name(jw, "keys");
-		jw_start_object(jw);
-		for (k = 0; k < tt->nkeys; k++)
-			jw_string_field(jw, tt->key_names[k], tt->rows[r].keys[k]);
-		jw_end_object(jw);
-		json_values(jw, "interval", tt, tt->rows[r].iv);
-		json_values(jw, "cumulative", tt, tt->rows[r].cum);
-		jw_end_object(jw);
-	}
-	jw_end_array(jw);
-	jw_end_object(jw);
-}
-
-static void print_json(const struct top *t, const struct top_snap *s)
-{
-	struct json_writer *jw = jw_new(stdout, false);
+	struct out_col cols[K__COUNT];
+	int order[NLOCK_TEXT];
+	struct out_table *t;
 	size_t i;
 
-	if (!jw)
+	memcpy(cols, lock_cols, sizeof(cols));
+	for (i = 0; i < NLOCK_TEXT; i++) {
+		order[i] = lock_text[i].col;
+		cols[order[i]].header = lock_text[i].header;
+		cols[order[i]].width = lock_text[i].width;
+	}
+	t = out_doc__table(d, "locks", cols, K__COUNT);
+	if (t) {
+		out_table__text_order(t, order, NLOCK_TEXT);
+		out_table__set_children(t, "callers");
+		out_table__set_total(t, "totals", true);
+	}
+	return t;
+}
+
+static void put_span(struct out_table *t, const struct top_stat *st, uint64_t span, unsigned int cpus)
+{
+	out_table__u64(t, st->count);
+	out_table__ns(t, st->total_ns);
+	out_table__ns(t, stat_avg(st));
+	out_table__ns(t, st->max_ns);
+	out_table__num(t, per_s(st->count, span));
+	out_table__num(t, per_s(st->total_ns, span));
+	out_table__pct(t, wait_pct(st->total_ns, span, cpus));
+}
+
+/* A lock's row (c NULL), or one of its callers'. */
+static void put_lock(struct out_table *t, const struct top_snap *s, const struct top_lock *l,
+		     const struct top_caller *c)
+{
+	out_table__row_begin(t, c ? 1 : 0);
+	out_table__str(t, l->name);
+	out_table__str(t, l->type);
+	out_table__str(t, l->caller);
+	out_table__str(t, c ? c->name : NULL);
+	put_span(t, c ? &c->iv : &l->iv, s->iv_ns, s->cpus);
+	put_span(t, c ? &c->cum : &l->cum, s->cum_ns, s->cpus);
+	out_table__row_end(t);
+}
+
+static void put_locks(struct out_doc *d, const struct top *t, const struct top_snap *s)
+{
+	bool json = out_doc__format(d) == OUT_JSON;
+	struct out_table *ot = lock_table(d);
+	size_t i, c;
+
+	if (!ot)
 		return;
-	jw_start_object(jw);
-	json_header(jw, s);
-	jw_name(jw, "locks");
-	jw_start_array(jw);
-	for (i = 0; i < shown(t, s->nlocks); i++)
-		json_lock(jw, s, &s->locks[i]);
-	jw_end_array(jw);
-	jw_name(jw, "functions");
-	jw_start_array(jw);
+	if (json) {	/* text has them in its header */
+		out_table__total_begin(ot, NULL);
+		out_table__none(ot);
+		out_table__none(ot);
+		out_table__none(ot);
+		out_table__none(ot);
+		put_span(ot, &s->locks_iv, s->iv_ns, s->cpus);
+		put_span(ot, &s->locks_cum, s->cum_ns, s->cpus);
+		out_table__row_end(ot);
+	}
+	for (i = 0; i < shown(t, s->nlocks); i++) {
+		const struct top_lock *l = &s->locks[i];
+
+		put_lock(ot, s, l, NULL);
+		for (c = 0; c < l->ncallers && (json || c < CALLERS_SHOWN); c++)
+			put_lock(ot, s, l, &l->callers[c]);
+	}
+	out_table__free(ot);
+}
+
+/* --- functions ----------------------------------------------------------------- */
+
+static const struct out_col func_cols[] = {
+	{ "symbol", "function", COL_STR, 28, true },
+	{ "module", "module", COL_STR, 0, true },
+	{ "kernel", NULL, COL_BOOL },
+	{ "space", "", COL_STR, 1, false },
+	{ "interval.samples", NULL, COL_U64 },
+	{ "interval.per_s", "hits/s", COL_RATE, 9, false },
+	{ "interval.percent", "%", COL_PCT, 6, false },
+	{ "cumulative.samples", "hits", COL_U64, 10, false },
+	{ "cumulative.percent", "%", COL_PCT, 6, false },
+};
+
+/* Text: hits/s  %  hits  %  k|u  function  module */
+static const int func_text[] = { 5, 6, 7, 8, 3, 0, 1 };
+
+static void put_func(struct out_table *t, const struct top_snap *s, const struct top_func *f)
+{
+	out_table__row_begin(t, 0);
+	out_table__str(t, f->function);
+	out_table__str(t, f->module);
+	out_table__bool(t, f->kernel);
+	out_table__str(t, f->kernel ? "k" : "u");
+	out_table__u64(t, f->iv);
+	out_table__num(t, per_s(f->iv, s->iv_ns));
+	out_table__pct(t, s->samples_iv ? 100.0 * f->iv / s->samples_iv : 0);
+	out_table__u64(t, f->cum);
+	out_table__pct(t, s->samples_cum ? 100.0 * f->cum / s->samples_cum : 0);
+	out_table__row_end(t);
+}
+
+static void put_funcs(struct out_doc *d, const struct top *t, const struct top_snap *s)
+{
+	struct out_table *ot;
+	size_t i;
+
+	if (out_doc__format(d) == OUT_TEXT) {
+		if (!s->has_samples)
+			return;
+		printf("\nfunctions: %.0f samples/s, %.0f %% kernel; in all %llu samples\n",
+		       per_s(s->samples_iv, s->iv_ns), s->samples_iv ? 100.0 * s->ksamples_iv / s->samples_iv : 0.0,
+		       (unsigned long long)s->samples_cum);
+	}
+	ot = out_doc__table(d, "functions", func_cols, sizeof(func_cols) / sizeof(func_cols[0]));
+	if (!ot)
+		return;
+	out_table__text_order(ot, func_text, sizeof(func_text) / sizeof(func_text[0]));
 	for (i = 0; i < shown(t, s->nfuncs); i++)
-		json_func(jw, s, &s->funcs[i]);
-	jw_end_array(jw);
-	jw_name(jw, "tables");
-	jw_start_array(jw);
+		put_func(ot, s, &s->funcs[i]);
+	out_table__free(ot);
+}
+
+/* --- the other families' tables ------------------------------------------------ */
+
+#define MAX_TEXT_COLS	48	/* text: the keys, and as many values as fit */
+
+/* keys.NAME for each key, interval.NAME and cumulative.NAME for each value. */
+struct tcols {
+	struct out_col *cols;
+	char (*keys)[80];
+	char (*heads)[80];
+	int *text;
+	int n, ntext;
+};
+
+static bool is_ns(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 3 && !strcmp(name + n - 3, "_ns");
+}
+
+static void tcol(struct tcols *c, const char *group, const char *name, enum col_type type,
+		 const char *head, int width)
+{
+	snprintf(c->keys[c->n], sizeof(c->keys[0]), "%s.%s", group, name);
+	snprintf(c->heads[c->n], sizeof(c->heads[0]), "%s", head);
+	c->cols[c->n] = (struct out_col){ c->keys[c->n], c->heads[c->n], type, width, type == COL_STR };
+	c->n++;
+}
+
+static void tcols_free(struct tcols *c)
+{
+	free(c->cols);
+	free(c->keys);
+	free(c->heads);
+	free(c->text);
+}
+
+/*
+ * Text: the keys, then for each value its interval (per second for the
+ * counts that add up) and its cumulative total side by side, as many as
+ * fit in MAX_TEXT_COLS.
+ */
+static int table_cols(const struct top_table *tt, struct tcols *c)
+{
+	size_t max = tt->nkeys + 2 * tt->nvals;
+	uint32_t k, v;
+
+	c->n = c->ntext = 0;
+	c->cols = calloc(max, sizeof(*c->cols));
+	c->keys = calloc(max, sizeof(*c->keys));
+	c->heads = calloc(max, sizeof(*c->heads));
+	c->text = calloc(max, sizeof(*c->text));
+	if (!c->cols || !c->keys || !c->heads || !c->text)
+		return -ENOMEM;
+	for (k = 0; k < tt->nkeys; k++) {
+		c->text[c->ntext++] = c->n;
+		tcol(c, "keys", tt->key_names[k], COL_STR, tt->key_names[k], 24);
+	}
+	for (v = 0; v < tt->nvals; v++) {
+		char head[80];
+
+		snprintf(head, sizeof(head), "%s%s", tt->val_names[v], tt->val_kinds[v] == TCOL_SUM ? "/s" : "");
+		tcol(c, "interval", tt->val_names[v], is_ns(tt->val_names[v]) ? COL_NS : COL_U64, head, 14);
+	}
+	for (v = 0; v < tt->nvals; v++) {
+		if (c->ntext + 2 <= MAX_TEXT_COLS) {
+			c->text[c->ntext++] = tt->nkeys + v;
+			c->text[c->ntext++] = c->n;
+		}
+		tcol(c, "cumulative", tt->val_names[v], is_ns(tt->val_names[v]) ? COL_NS : COL_U64,
+		     tt->val_names[v], 12);
+	}
+	if (c->ntext)
+		c->cols[c->text[c->ntext - 1]].width = 0;
+	return 0;
+}
+
+/* The interval's value as text shows it: per second for a count that adds up. */
+static void put_iv(struct out_table *t, const struct top_snap *s, const struct top_table *tt, uint32_t v,
+		   uint64_t iv)
+{
+	char buf[32];
+
+	if (tt->val_kinds[v] == TCOL_SUM) {
+		uint64_t rate = per_s(iv, s->iv_ns) + 0.5;
+
+		if (is_ns(tt->val_names[v]))
+			fmt_ns(buf, sizeof(buf), rate);
+		else
+			snprintf(buf, sizeof(buf), "%llu", (unsigned long long)rate);
+		out_table__text(t, buf);
+	}
+	if (is_ns(tt->val_names[v]))
+		out_table__ns(t, iv);
+	else
+		out_table__u64(t, iv);
+}
+
+static void json_empty(struct json_writer *jw)
+{
+	if (jw) {
+		jw_start_object(jw);
+		jw_end_object(jw);
+	}
+}
+
+static void put_trow(struct out_table *t, const struct top_snap *s, const struct top_table *tt,
+		     const struct top_trow *r)
+{
+	uint32_t k, v;
+
+	out_table__row_begin(t, 0);
+	for (k = 0; k < tt->nkeys; k++)
+		out_table__str(t, r->keys[k]);
+	for (v = 0; v < tt->nvals; v++)
+		put_iv(t, s, tt, v, r->iv[v]);
+	for (v = 0; v < tt->nvals; v++) {
+		if (is_ns(tt->val_names[v]))
+			out_table__ns(t, r->cum[v]);
+		else
+			out_table__u64(t, r->cum[v]);
+	}
+	out_table__row_end(t);
+	for (v = 0; !tt->nvals && v < 2; v++)	/* a table of keys only (lock_names): empty, still there */
+		json_empty(out_table__extra(t, v ? "cumulative" : "interval"));
+}
+
+static void put_table(struct out_doc *d, const struct top *t, const struct top_snap *s,
+		      const struct top_table *tt)
+{
+	struct json_writer *jw = out_doc__jw(d);
+	struct out_table *ot;
+	struct tcols c = { 0 };
+	size_t r;
+
+	/* Text without room for a value shows nothing of it. */
+	if ((!jw && tt->nkeys + 2 > MAX_TEXT_COLS) || !tt->nkeys || table_cols(tt, &c)) {
+		tcols_free(&c);
+		return;
+	}
+	if (jw) {
+		jw_start_object(jw);
+		jw_string_field(jw, "name", tt->name);
+		jw_u64_field(jw, "rows_total", tt->total_rows);
+	} else {
+		fprintf_printable(stdout, "\ntable %s: %zu rows\n", tt->name, tt->total_rows);
+	}
+	ot = out_doc__table(d, "rows", c.cols, c.n);
+	if (ot)
+		out_table__text_order(ot, c.text, c.ntext);
+	for (r = 0; ot && r < shown(t, tt->nrows); r++)
+		put_trow(ot, s, tt, &tt->rows[r]);
+	out_table__free(ot);
+	tcols_free(&c);
+	if (jw)
+		jw_end_object(jw);
+}
+
+static void put_tables(struct out_doc *d, const struct top *t, const struct top_snap *s)
+{
+	struct json_writer *jw = out_doc__jw(d);
+	size_t i;
+
+	if (jw) {
+		jw_name(jw, "tables");
+		jw_start_array(jw);
+	}
 	for (i = 0; i < s->ntables; i++)
-		json_table(jw, t, &s->tables[i]);
-	jw_end_array(jw);
-	jw_end_object(jw);
-	jw_free(jw);
+		put_table(d, t, s, &s->tables[i]);
+	if (jw)
+		jw_end_array(jw);
 }
 
 void top_batch__print(struct top *t)
 {
-	if (!t->snap)
+	const struct top_snap *s = t->snap;
+	struct out_doc *d;
+
+	if (!s)
 		return;
-	if (t->o.out == TOP_JSON)
-		print_json(t, t->snap);
+	d = out_doc__new(stdout, t->o.out == TOP_JSON ? OUT_JSON : OUT_TEXT, false);
+	if (!d)
+		return;
+	if (out_doc__jw(d))
+		json_header(out_doc__jw(d), s);
 	else
-		print_text(t, t->snap);
-	fflush(stdout);
+		text_header(s, t->o.interval);
+	put_locks(d, t, s);
+	put_funcs(d, t, s);
+	put_tables(d, t, s);
+	if (!out_doc__jw(d))
+		printf("\n");
+	out_doc__free(d);
 }

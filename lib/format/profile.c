@@ -702,6 +702,13 @@ const char *profile__meta(const struct profile *p, const char *key)
 	return NULL;
 }
 
+const char *profile__meta_or(const struct profile *p, const char *key, const char *dflt)
+{
+	const char *v = profile__meta(p, key);
+
+	return v && *v ? v : dflt;
+}
+
 const char *profile__str(const struct profile *p, uint32_t id)
 {
 	return id < p->nstrs ? p->strs[id] : "";

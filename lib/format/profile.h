@@ -12,8 +12,9 @@
 #include "format/store.h"
 
 /*
- * The in-memory profile model that report (and later top, diff, export)
- * consume, and the writer that record feeds. Both sides of the LKST
+ * The in-memory profile model that every reader builds its views from
+ * (report, top, diff, export, fsck), and the writer that record and top
+ * feed. Both sides of the LKST
  * payload encodings live in lib/format/profile.c and lib/format/pwriter.c.
  */
 
@@ -224,6 +225,8 @@ int profile__add_chunk(struct profile *p, const struct store_chunk *ch, char *er
  */
 void profile__clear_counts(struct profile *p);
 const char *profile__meta(const struct profile *p, const char *key);
+/* The value of key, or dflt when the profile has none or an empty one. */
+const char *profile__meta_or(const struct profile *p, const char *key, const char *dflt);
 const char *profile__str(const struct profile *p, uint32_t id);
 uint64_t profile__duration_ns(const struct profile *p);
 const struct stack *profile__stack(const struct profile *p, int32_t id);

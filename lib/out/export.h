@@ -87,11 +87,8 @@ void export_stacks__merge(struct export_stacks *s, enum export_value value);
 void export_stacks__free(struct export_stacks *s);
 uint64_t export_stack_value(const struct export_stack *st, enum export_value value);
 
-/* Text formats to f; 0, or -errno (-EIO when f reports a write error). */
+/* Folded stacks to f; 0, or -errno (-EIO when f reports a write error). */
 int export__folded(FILE *f, const struct export_stacks *s, const struct export_opts *o);
-int export__json(FILE *f, const struct profile *p, const struct export_stacks *s,
-		 const struct export_opts *o);
-int export__csv(FILE *f, const struct export_stacks *s, const struct export_opts *o);
 /* Build, merge where the format wants it, and write any text format. */
 int export__text(FILE *f, const struct profile *p, const struct export_opts *o);
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * lockstat export as JSON and CSV: one record per distinct stack, largest
- * value first, through the same writers as report so that quoting and
- * escaping are the ones report users already parse.
+ * value first, through report's table renderer (lib/out/output.h), so
+ * that quoting and escaping are the ones report users already parse.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -25,12 +25,46 @@ static uint64_t total_value(const struct export_stacks *s, const struct export_o
 	return o->value == EXPORT_VALUE_WAIT ? s->total_wait_ns : s->total_count;
 }
 
+enum { X_VALUE, X_COMM, X_PID, X_LOCK, X_TYPE, X_FRAMES, X_CONTENDED, X_WAIT, X__COUNT };
+
+/*
+ * One stack per row. CSV's first column is the exported value, named
+ * after it ("samples", "wait_total_ns", "contended"): a lock's other
+ * figure is JSON's only. frames are function names joined by ';' in
+ * CSV, objects with their module in JSON (json_frames).
+ */
+static const struct out_col stack_cols[X__COUNT] = {
+	[X_VALUE] = { "value", NULL, COL_U64 },
+	[X_COMM] = { "comm", NULL, COL_STR },
+	[X_PID] = { "pid", NULL, COL_U64 },
+	[X_LOCK] = { "lock", NULL, COL_STR },
+	[X_TYPE] = { "type", NULL, COL_STR },
+	[X_FRAMES] = { "frames", NULL, COL_STR, 0, false, OUT_NO_JSON },
+	[X_CONTENDED] = { "contended", NULL, COL_U64, 0, false, OUT_NO_CSV },
+	[X_WAIT] = { "wait_total_ns", NULL, COL_U64, 0, false, OUT_NO_CSV },
+};
+
+/* The columns of this export: the lock ones for locks only. */
+static int stack_cols_of(const struct export_stacks *s, const struct export_opts *o, struct out_col *cols)
+{
+	int c, n = 0;
+
+	for (c = 0; c < X__COUNT; c++) {
+		if (!s->locks && (c == X_LOCK || c == X_TYPE || c == X_CONTENDED || c == X_WAIT))
+			continue;
+		cols[n] = stack_cols[c];
+		if (c == X_VALUE)
+			cols[n].csv = value_key(o);
+		n++;
+	}
+	return n;
+}
+
 static void json_frames(struct json_writer *jw, const struct export_stacks *s,
 			const struct export_stack *st)
 {
 	uint32_t i;
 
-	jw_name(jw, "frames");
 	jw_start_array(jw);
 	for (i = 0; i < st->nframes; i++) {
 		const struct frame_name *f = &s->frames[st->first + i];
@@ -42,49 +76,6 @@ static void json_frames(struct json_writer *jw, const struct export_stacks *s,
 		jw_end_object(jw);
 	}
 	jw_end_array(jw);
-}
-
-static void json_stack(struct json_writer *jw, const struct export_stacks *s,
-		       const struct export_stack *st, const struct export_opts *o)
-{
-	jw_start_object(jw);
-	jw_u64_field(jw, "value", export_stack_value(st, o->value));
-	jw_string_field(jw, "comm", st->comm);
-	jw_u64_field(jw, "pid", st->pid);
-	if (s->locks) {
-		jw_string_field(jw, "lock", st->lock);
-		jw_string_field(jw, "type", st->type);
-		jw_u64_field(jw, "contended", st->count);
-		jw_u64_field(jw, "wait_total_ns", st->wait_ns);
-	}
-	json_frames(jw, s, st);
-	jw_end_object(jw);
-}
-
-int export__json(FILE *f, const struct profile *p, const struct export_stacks *s,
-		 const struct export_opts *o)
-{
-	struct json_writer *jw = jw_new(f, o->pretty);
-	const char *freq = profile__meta(p, "sample_freq");
-	size_t i;
-
-	if (!jw)
-		return -ENOMEM;
-	jw_start_object(jw);
-	jw_string_field(jw, "what", s->locks ? "locks" : "samples");
-	jw_string_field(jw, "value_type", value_key(o));
-	jw_u64_field(jw, "duration_ns", profile__duration_ns(p));
-	if (!s->locks)
-		jw_u64_field(jw, "sample_freq", freq ? strtoull(freq, NULL, 10) : 0);
-	jw_u64_field(jw, "total", total_value(s, o));
-	jw_name(jw, "stacks");
-	jw_start_array(jw);
-	for (i = 0; i < s->n; i++)
-		json_stack(jw, s, &s->stacks[i], o);
-	jw_end_array(jw);
-	jw_end_object(jw);
-	jw_free(jw);
-	return ferror(f) ? -EIO : 0;
 }
 
 /* Frames root first, joined by ';' as in the folded format. */
@@ -109,10 +100,11 @@ static char *joined_frames(const struct export_stacks *s, const struct export_st
 	return (char *)b.data;
 }
 
-static int csv_row(struct out_table *t, const struct export_stacks *s,
-		   const struct export_stack *st, const struct export_opts *o)
+static int put_stack(struct out_table *t, const struct export_stacks *s,
+		     const struct export_stack *st, const struct export_opts *o)
 {
 	char *frames = joined_frames(s, st);
+	struct json_writer *jw;
 
 	if (!frames)
 		return -ENOMEM;
@@ -125,33 +117,51 @@ static int csv_row(struct out_table *t, const struct export_stacks *s,
 		out_table__str(t, st->type);
 	}
 	out_table__str(t, frames);
+	if (s->locks) {
+		out_table__u64(t, st->count);
+		out_table__u64(t, st->wait_ns);
+	}
 	out_table__row_end(t);
+	if ((jw = out_table__extra(t, "frames")))
+		json_frames(jw, s, st);
 	free(frames);
 	return 0;
 }
 
-int export__csv(FILE *f, const struct export_stacks *s, const struct export_opts *o)
+static void json_head(struct json_writer *jw, const struct profile *p, const struct export_stacks *s,
+		      const struct export_opts *o)
 {
-	struct out_col cols[] = {
-		{ value_key(o), value_key(o), COL_U64, 0, false },
-		{ "comm", "comm", COL_STR, 0, true },
-		{ "pid", "pid", COL_U64, 0, false },
-		{ "lock", "lock", COL_STR, 0, true },
-		{ "type", "type", COL_STR, 0, true },
-		{ "frames", "frames", COL_STR, 0, true },
-	};
+	const char *freq = profile__meta(p, "sample_freq");
+
+	jw_string_field(jw, "what", s->locks ? "locks" : "samples");
+	jw_string_field(jw, "value_type", value_key(o));
+	jw_u64_field(jw, "duration_ns", profile__duration_ns(p));
+	if (!s->locks)
+		jw_u64_field(jw, "sample_freq", freq ? strtoull(freq, NULL, 10) : 0);
+	jw_u64_field(jw, "total", total_value(s, o));
+}
+
+/* JSON or CSV: one record per stack. */
+static int export__table(FILE *f, enum out_format fmt, const struct profile *p,
+			 const struct export_stacks *s, const struct export_opts *o)
+{
+	struct out_doc *d = out_doc__new(f, fmt, o->pretty);
+	struct out_col cols[X__COUNT];
 	struct out_table *t;
 	size_t i;
 	int err = 0;
 
-	if (!s->locks)
-		cols[3] = cols[5];	/* value, comm, pid, frames */
-	t = out_table__new(f, OUT_CSV, cols, s->locks ? 6 : 4);
-	if (!t)
+	if (!d)
 		return -ENOMEM;
+	if (out_doc__jw(d))
+		json_head(out_doc__jw(d), p, s, o);
+	t = out_doc__table(d, "stacks", cols, stack_cols_of(s, o, cols));
+	if (!t)
+		err = -ENOMEM;
 	for (i = 0; !err && i < s->n; i++)
-		err = csv_row(t, s, &s->stacks[i], o);
+		err = put_stack(t, s, &s->stacks[i], o);
 	out_table__free(t);
+	out_doc__free(d);
 	return err ? err : (ferror(f) ? -EIO : 0);
 }
 
@@ -167,9 +177,9 @@ int export__text(FILE *f, const struct profile *p, const struct export_opts *o)
 	} else {
 		export_stacks__merge(&s, o->value);
 		if (o->format == EXPORT_JSON)
-			err = export__json(f, p, &s, o);
+			err = export__table(f, OUT_JSON, p, &s, o);
 		else if (o->format == EXPORT_CSV)
-			err = export__csv(f, &s, o);
+			err = export__table(f, OUT_CSV, p, &s, o);
 		else
 			err = -EINVAL;	/* pprof is binary: pprof__write() */
 	}

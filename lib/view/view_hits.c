@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
+#include "view/match.h"
 #include "view/view_hits.h"
 
+/* Every view's one rule for name patterns (view/match.h). */
 static bool glob_ok(const char *pattern, const char *s)
 {
-	return !pattern || !fnmatch(pattern, s, 0);
+	return name_matches(pattern, s);
 }
 
 static const struct stack *stack_of(const struct profile *p, int32_t id)

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
-#include <fnmatch.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,6 +8,7 @@
 #include "base/buf.h"
 #include "format/locktype.h"
 #include "view/anon.h"
+#include "view/match.h"
 #include "view/view_locks.h"
 
 static const char *const sort_names[] = {
@@ -68,9 +68,10 @@ uint64_t hist_quantile(const struct lock_row_val *v, double q)
 	return est;
 }
 
+/* Every view's one rule for name patterns (view/match.h). */
 static bool glob_ok(const char *pattern, const char *s)
 {
-	return !pattern || !fnmatch(pattern, s, 0);
+	return name_matches(pattern, s);
 }
 
 static bool row_matches(const struct lock_view *v, const struct lock_row_key *k,
@@ -629,8 +630,7 @@ static const char *user_function(const struct profile *p, uint32_t tgid, uint64_
 	return profile__str(p, p->uframes[u->first + u->nframes - 1].function);
 }
 
-/* Who took a user lock: the first frame outside the C library's locking code. */
-static const char *user_caller(const struct profile *p, uint32_t tgid, int32_t stack_id, char *buf, size_t len)
+const char *user_stack_caller(const struct profile *p, uint32_t tgid, int32_t stack_id, char *buf, size_t len)
 {
 	const struct stack *s = stack_id >= 0 ? profile__stack(p, stack_id) : NULL;
 	const char *func, *module, *last = NULL;
@@ -704,7 +704,7 @@ static void urow_of(const struct profile *p, const struct ucols *c, const uint64
 	r->stack_id = (int32_t)row[c->stack];
 	r->name = profile__str(p, row[c->name]);
 	r->comm = profile__str(p, row[c->comm]);
-	user_caller(p, r->tgid, r->stack_id, r->caller, sizeof(r->caller));
+	user_stack_caller(p, r->tgid, r->stack_id, r->caller, sizeof(r->caller));
 }
 
 /*

@@ -6,8 +6,8 @@
 
 /*
  * The locks view (lockmeter / Solaris lockstat): profile rows grouped per
- * lock (name x type), each with its callers and stacks. report builds it
- * today; top and diff will build the same thing.
+ * lock (name x type), each with its callers and stacks: what report,
+ * top's snapshot (top_snap.c), diff and the lock exports are built from.
  */
 struct lock_filter {
 	const char *lock;	/* fnmatch(3) patterns, NULL = any */
@@ -106,6 +106,12 @@ const char *lock_view__str(const struct lock_view *v, uint32_t id);
 /* One frame of a part's stack: a kernel symbol, or a user function and its file. */
 void lock_view__frame(const struct lock_view *v, const struct lock_part *s, uint64_t pc,
 		      char *buf, size_t len);
+/*
+ * Who took a user lock, from a user stack of process tgid: the first
+ * frame outside the C library's locking code ("[no stack]" for a
+ * negative id), as the locks view names the callers of user locks.
+ */
+const char *user_stack_caller(const struct profile *p, uint32_t tgid, int32_t stack_id, char *buf, size_t len);
 /* Contended / acquired in percent, NAN when acquisitions were not measured. */
 double hold_con_pct(const struct lock_row_val *w, const struct hold_val *h);
 

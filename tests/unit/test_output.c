@@ -276,6 +276,142 @@ static void test_json_free_mid_row(void **state)
 			    "\"pct\":null,\"addr\":null}]\n");
 }
 
+/*
+ * One description for a table with child rows, a total, a JSON group,
+ * a text order and columns of one form only: a lock, its callers.
+ */
+enum { T_ROW, T_NAME, T_TYPE, T_CALLER, T_COUNT, T_IV_RATE, T_IV_WAIT, T_ADDR, T_USER, T_FRAMES, T__N };
+
+static const struct out_col tree_cols[T__N] = {
+	[T_ROW] = { "row", NULL, COL_STR, 0, false, OUT_NO_JSON },
+	[T_NAME] = { "name", "lock / caller", COL_STR, 0, true, OUT_TOP, "lock" },
+	[T_TYPE] = { "type", "type", COL_STR, 8, false, OUT_TOP },
+	[T_CALLER] = { "symbol", NULL, COL_STR, 0, false, OUT_SUB, "caller" },
+	[T_COUNT] = { "count", "count", COL_U64, 5, false },
+	[T_IV_RATE] = { "iv.rate", "rate/s", COL_RATE, 6, false },
+	[T_IV_WAIT] = { "iv.wait", "wait/s", COL_NS_RATE, 8, false },
+	[T_ADDR] = { "addr", NULL, COL_ADDR, 0, false, OUT_TOP },
+	[T_USER] = { "user", NULL, COL_BOOL, 0, false, OUT_TOP },
+	[T_FRAMES] = { "frames", "frames", COL_STR, 6, true, OUT_NO_JSON | OUT_TOP },
+};
+
+static void tree_row(struct out_table *t, int depth, const char *kind, const char *caller,
+		     unsigned long long count, double rate)
+{
+	out_table__row_begin(t, depth);
+	out_table__str(t, kind);
+	out_table__str(t, "big_lock");	/* repeated on its callers, for CSV */
+	out_table__str(t, "mutex");
+	out_table__str(t, caller);
+	out_table__u64(t, count);
+	out_table__num(t, rate);
+	out_table__num(t, rate * 1000);
+	out_table__hex(t, 0xffff888100001000ULL);
+	out_table__bool(t, false);
+	out_table__str(t, "a;b");
+	out_table__row_end(t);
+}
+
+static void render_tree(void **state, enum out_format fmt)
+{
+	static const int text[] = { T_COUNT, T_IV_RATE, T_IV_WAIT, T_TYPE, T_NAME };
+	struct out_doc *d = out_doc__new(out_file(state), fmt, false);
+	struct out_table *t = out_doc__table(d, "locks", tree_cols, T__N);
+	struct json_writer *jw;
+
+	assert_non_null(t);
+	assert_int_equal(out_table__text_order(t, text, 5), 0);
+	out_table__set_children(t, "callers");
+	tree_row(t, 0, "lock", NULL, 3, 2.5);
+	tree_row(t, 1, "caller", "f+0x1", 2, 1.5);
+	jw = out_table__extra(t, "hist");	/* after the callers, in the lock's object */
+	if (jw) {
+		jw_start_array(jw);
+		jw_u64(jw, 7);
+		jw_end_array(jw);
+	}
+	out_table__total_begin(t, "TOTAL");
+	out_table__str(t, "total");
+	out_table__none(t);
+	out_table__none(t);
+	out_table__none(t);
+	out_table__u64(t, 3);
+	out_table__text(t, "fast");
+	out_table__num(t, NAN);
+	out_table__row_end(t);
+	out_table__free(t);
+	out_doc__free(d);
+}
+
+static void test_tree_text(void **state)
+{
+	render_tree(state, OUT_TEXT);
+	assert_string_equal(output(state),
+		"count  rate/s    wait/s      type  lock / caller\n"
+		"    3       3   2.50 us     mutex  big_lock\n"
+		"    2       2   1.50 us              f+0x1\n"
+		"------------------------------------------------\n"
+		"    3    fast         -            TOTAL\n");
+}
+
+static void test_tree_csv(void **state)
+{
+	render_tree(state, OUT_CSV);
+	assert_string_equal(output(state),
+		"row,lock,type,caller,count,iv_rate,iv_wait,addr,user,frames\n"
+		"lock,big_lock,mutex,,3,2.5,2500,0xffff888100001000,0,a;b\n"
+		"caller,big_lock,mutex,f+0x1,2,1.5,1500,0xffff888100001000,0,a;b\n"
+		"total,,,,3,,,,,\n");
+}
+
+static void test_tree_json(void **state)
+{
+	render_tree(state, OUT_JSON);
+	assert_string_equal(output(state),
+		"{\"locks\":[{\"name\":\"big_lock\",\"type\":\"mutex\",\"count\":3,"
+		"\"iv\":{\"rate\":2.5,\"wait\":2500},\"addr\":\"0xffff888100001000\",\"user\":false,"
+		"\"callers\":[{\"symbol\":\"f+0x1\",\"count\":2,\"iv\":{\"rate\":1.5,\"wait\":1500}}],"
+		"\"hist\":[7]}],"
+		"\"total\":{\"count\":3,\"iv\":{\"rate\":null}}}\n");
+}
+
+/* A total given first (top's totals): its object before the array. */
+static void test_json_total_first(void **state)
+{
+	static const struct out_col c[] = { { "name", "N", COL_STR, 0, true, OUT_TOP }, { "n", "n", COL_U64 } };
+	struct out_doc *d = out_doc__new(out_file(state), OUT_JSON, false);
+	struct out_table *t = out_doc__table(d, "locks", c, 2);
+
+	out_table__set_total(t, "totals", true);
+	out_table__total_begin(t, NULL);
+	out_table__none(t);
+	out_table__u64(t, 5);
+	out_table__row_end(t);
+	out_table__row_begin(t, 0);
+	out_table__str(t, "a");
+	out_table__u64(t, 5);
+	out_table__row_end(t);
+	out_table__free(t);
+	out_doc__free(d);
+	assert_string_equal(output(state), "{\"totals\":{\"n\":5},\"locks\":[{\"name\":\"a\",\"n\":5}]}\n");
+}
+
+/* Text rounds rates half up, whatever printf's rounding of %.0f. */
+static void test_rates_round_half_up(void **state)
+{
+	static const struct out_col c[] = {
+		{ "rate", "R", COL_RATE, 3, false }, { "wait", "W", COL_NS_RATE, 0, false },
+	};
+	struct out_table *t = out_table__new(out_file(state), OUT_TEXT, c, 2);
+
+	out_table__row_begin(t, 0);
+	out_table__num(t, 2.5);
+	out_table__num(t, 999.5);
+	out_table__row_end(t);
+	out_table__free(t);
+	assert_string_equal(output(state), "  R  W\n  3  1.00 us\n");
+}
+
 static void assert_fmt_ns(unsigned long long ns, const char *expect)
 {
 	char buf[32];
@@ -387,6 +523,11 @@ int main(void)
 		TEST(test_json_pretty),
 		TEST(test_json_pretty_too_late),
 		TEST(test_json_free_mid_row),
+		TEST(test_tree_text),
+		TEST(test_tree_csv),
+		TEST(test_tree_json),
+		TEST(test_rates_round_half_up),
+		TEST(test_json_total_first),
 		cmocka_unit_test(test_fmt_ns),
 		cmocka_unit_test(test_format_parse),
 		cmocka_unit_test(test_free_null),

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 #include "format/locktype.h"
 #include "format/profile.h"
+#include "view/match.h"
 #include "view/view_locks.h"
 #include "fixtures.h"
 
@@ -369,7 +370,7 @@ static void test_view_filters(void **state)
 	struct lock_filter f;
 	uint64_t count;
 
-	/* --lock: a glob over the lock name. */
+	/* --lock: a glob over the whole lock name, a word anywhere inside it (view/match.h). */
 	f = any;
 	f.lock = "tasklist*";
 	assert_int_equal(filtered(p, &f, &count), 2);
@@ -380,6 +381,8 @@ static void test_view_filters(void **state)
 	f.lock = "0x*@alloc_fd";
 	assert_int_equal(filtered(p, &f, NULL), 1);
 	f.lock = "tasklist";
+	assert_int_equal(filtered(p, &f, NULL), 2);
+	f.lock = "tasklist_lock_";
 	assert_int_equal(filtered(p, &f, NULL), 0);
 
 	/* --type: lock_type_matches(). */
@@ -407,6 +410,8 @@ static void test_view_filters(void **state)
 	assert_int_equal(filtered(p, &f, NULL), 4);
 	f.caller = "*stack lost*";
 	assert_int_equal(filtered(p, &f, NULL), 1);
+	f.caller = "alloc_fd";	/* inside "alloc_fd+0x20", as top's filter does */
+	assert_int_equal(filtered(p, &f, NULL), 2);
 
 	/* Filters combine. */
 	f = any;
@@ -603,6 +608,24 @@ static void test_view_empty(void **state)
 	lock_view__free(&v);
 }
 
+/* One rule for every name pattern: a glob matches the whole name, a word anywhere inside it. */
+static void test_name_matches(void **state)
+{
+	(void)state;
+	assert_true(name_matches(NULL, "files_struct.file_lock"));
+	assert_true(name_matches("", "files_struct.file_lock"));
+	assert_true(name_matches("file_lock", "files_struct.file_lock"));
+	assert_true(name_matches("files_struct.file_lock", "files_struct.file_lock"));
+	assert_false(name_matches("mmap", "files_struct.file_lock"));
+	/* With a glob character: fnmatch(3) on the whole name. */
+	assert_true(name_matches("files_*", "files_struct.file_lock"));
+	assert_false(name_matches("file_*", "files_struct.file_lock"));
+	assert_true(name_matches("*file_lock", "files_struct.file_lock"));
+	assert_true(name_matches("alloc_fd+0x??", "alloc_fd+0x36"));
+	assert_false(name_matches("alloc_fd?", "alloc_fd+0x36"));
+	assert_true(name_matches("[a-c]lloc_fd*", "alloc_fd+0x36"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -614,6 +637,7 @@ int main(void)
 		cmocka_unit_test(test_hist_quantile_monotonic),
 		cmocka_unit_test(test_row_avg),
 		cmocka_unit_test(test_sort_parse),
+		cmocka_unit_test(test_name_matches),
 		cmocka_unit_test_setup_teardown(test_view_groups, setup_profile, teardown_profile),
 		cmocka_unit_test_setup_teardown(test_view_sort, setup_profile, teardown_profile),
 		cmocka_unit_test_setup_teardown(test_view_filters, setup_profile, teardown_profile),

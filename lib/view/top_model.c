@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "base/buf.h"
-#include "top.h"
+#include "view/top_model.h"
 
 int top_model__init(struct top_model *m)
 {

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * A top snapshot: the lock view and the hit list of the cumulative model
- * (lib/view/view_locks.c, lib/view/view_hits.c, exactly what report shows), each
- * row joined by name with the same row of the interval model. Strings
+ * (view_locks.c, view_hits.c: exactly what report shows), each row
+ * joined by name with the same row of the interval model. Strings
  * are copied into the snapshot's arena, so a snapshot outlives the models'
  * next interval and the drawing code never reads a model.
  */
 #include <errno.h>
-#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,8 +14,11 @@
 #include "format/family_meta.h"
 #include "base/htab.h"
 #include "format/locktype.h"
+#include "view/match.h"
+#include "view/top_snap.h"
 #include "view/view_hits.h"
-#include "top.h"
+#include "view/view_locks.h"
+#include "view/view_tables.h"
 
 /* --- the arena: one free for a whole snapshot ---------------------------- */
 
@@ -93,27 +95,10 @@ static struct top_stat stat_of(const struct lock_row_val *v)
 
 /* --- filters ----------------------------------------------------------------- */
 
-/* A word without glob characters matches anywhere inside the name. */
-static bool name_ok(const char *pattern, const char *name)
+/* An empty filter is none: NULL for the views' filters. */
+static const char *filter_of(const char *pattern)
 {
-	char glob[160];
-
-	if (!pattern[0])
-		return true;
-	if (strpbrk(pattern, "*?["))
-		return !fnmatch(pattern, name, 0);
-	snprintf(glob, sizeof(glob), "*%s*", pattern);
-	return !fnmatch(glob, name, 0);
-}
-
-static const char *as_glob(const char *pattern, char *buf, size_t len)
-{
-	if (!pattern[0])
-		return NULL;
-	if (strpbrk(pattern, "*?["))
-		return pattern;
-	snprintf(buf, len, "*%s*", pattern);
-	return buf;
+	return pattern[0] ? pattern : NULL;
 }
 
 static const struct {
@@ -329,24 +314,23 @@ static int copy_lock(struct top_snap *s, struct top_lock *l, const struct lock_v
 	return err;
 }
 
-static void lock_filter_of(const struct top_query *q, struct lock_filter *f, char bufs[3][160])
+static void lock_filter_of(const struct top_query *q, struct lock_filter *f)
 {
 	*f = (struct lock_filter){ .pid = -1, .waits_only = true };
-	f->lock = as_glob(q->lock, bufs[0], sizeof(bufs[0]));
-	f->caller = as_glob(q->caller, bufs[1], sizeof(bufs[1]));
-	f->comm = as_glob(q->comm, bufs[2], sizeof(bufs[2]));
+	f->lock = filter_of(q->lock);
+	f->caller = filter_of(q->caller);
+	f->comm = filter_of(q->comm);
 }
 
 static int build_locks(struct top_snap *s, const struct top_model *m, const struct top_query *q)
 {
 	struct lock_view cv, iv;
 	struct lock_filter f;
-	char bufs[3][160];
 	struct htab index;
 	size_t i;
 	int err;
 
-	lock_filter_of(q, &f, bufs);
+	lock_filter_of(q, &f);
 	err = lock_view__build(&cv, m->cum, &f);
 	if (err)
 		return err;
@@ -418,7 +402,7 @@ static int copy_funcs(struct top_snap *s, const struct hits_view *cv, const stru
 		const struct hit *h = &cv->hits[i];
 		struct top_func *f;
 
-		if (!name_ok(q->func, h->function))
+		if (!name_matches(q->func, h->function))
 			continue;
 		f = &s->funcs[s->nfuncs++];
 		f->function = arena_str(s, h->function);
@@ -438,8 +422,7 @@ static int copy_funcs(struct top_snap *s, const struct hits_view *cv, const stru
 
 static int build_funcs(struct top_snap *s, const struct top_model *m, const struct top_query *q)
 {
-	char comm[160];
-	struct hits_filter f = { .pid = -1, .comm = as_glob(q->comm, comm, sizeof(comm)) };
+	struct hits_filter f = { .pid = -1, .comm = filter_of(q->comm) };
 	struct family_status sample;
 	struct hits_view cv, iv;
 	struct htab index;
@@ -476,23 +459,12 @@ static int build_funcs(struct top_snap *s, const struct top_model *m, const stru
 
 /* --- the other families' tables ------------------------------------------------ */
 
-static bool hex_key(const char *name)
-{
-	return !strcmp(name, "lock") || !strcmp(name, "files") || !strcmp(name, "file_lock") ||
-	       !strcmp(name, "mapping") || !strcmp(name, "addr");
-}
-
 static const char *key_text(struct top_snap *s, const struct profile *p, const struct ptable *t,
-			    uint32_t c, uint64_t v)
+			    const uint64_t *row, uint32_t c)
 {
 	char buf[256];
 
-	if (t->kinds[c] == TCOL_KEY_STR)
-		return arena_str(s, profile__str(p, v));
-	if (t->kinds[c] == TCOL_KEY_KSTACK)
-		return arena_str(s, profile__caller(p, (int32_t)v, buf, sizeof(buf)));
-	snprintf(buf, sizeof(buf), hex_key(t->cols[c]) ? "0x%llx" : "%llu", (unsigned long long)v);
-	return arena_str(s, buf);
+	return arena_str(s, table_view__key(p, t, row, c, buf, sizeof(buf)));
 }
 
 /* A table row, its keys as text: only for the rows shown, or filtered on. */
@@ -505,7 +477,7 @@ static int copy_trow(struct top_snap *s, struct top_table *tt, struct top_trow *
 	if (!r->keys)
 		return -ENOMEM;
 	for (c = 0; c < t->ncols; c++)
-		if (tcol_is_key(t->kinds[c]) && !(r->keys[k++] = key_text(s, p, t, c, r->src[c])))
+		if (tcol_is_key(t->kinds[c]) && !(r->keys[k++] = key_text(s, p, t, r->src, c)))
 			return -ENOMEM;
 	r->src = NULL;
 	return 0;
@@ -538,7 +510,7 @@ static bool trow_ok(const struct top_query *q, const struct top_trow *r, uint32_
 	if (!q->key[0])
 		return true;
 	for (k = 0; k < nkeys; k++)
-		if (name_ok(q->key, r->keys[k]))
+		if (name_matches(q->key, r->keys[k]))
 			return true;
 	return false;
 }
@@ -583,14 +555,14 @@ static int table_schema(struct top_snap *s, struct top_table *tt, const struct p
 	if (!tt->name || !tt->key_names || !tt->val_names || !kinds || !tt->rows)
 		return -ENOMEM;
 	for (c = 0; c < t->ncols; c++) {
-		/* In a stack column the view shows who took the lock. */
-		const char *name = t->kinds[c] == TCOL_KEY_KSTACK ? "caller" : t->cols[c];
+		struct tshown sh;
 
+		table_view__col(t, c, &sh);
 		if (tcol_is_key(t->kinds[c])) {
-			tt->key_names[k++] = arena_str(s, name);
+			tt->key_names[k++] = arena_str(s, sh.name);
 		} else {
 			kinds[v] = t->kinds[c];
-			tt->val_names[v++] = arena_str(s, name);
+			tt->val_names[v++] = arena_str(s, sh.name);
 		}
 	}
 	return 0;

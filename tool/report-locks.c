@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * lockstat report's locks view, lockmeter style: one row per lock, its
+ * callers indented below, a TOTAL row; text, JSON and CSV from one
+ * description of the columns.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "format/family_meta.h"
+#include "format/locktype.h"
+#include "out/head.h"
+#include "report.h"
+
+enum {
+	L_ROW, L_NAME, L_TYPE, L_CALLER,
+	L_CONTENDED, L_WAIT_TOTAL, L_WAIT_AVG, L_WAIT_MAX, L_WAIT_MIN, L_P50, L_P99, L_PCT,
+	L_ACQUIRED, L_CON_PCT, L_HOLD_AVG, L_HOLD_MAX, L_UTIL, L_HOLD_TOTAL,
+	L_USER, L__COUNT,
+};
+
+/*
+ * CSV and JSON carry them all (the hold ones when the profile has hold
+ * data), CSV in this order; a CSV line's kind is JSON's nesting. New
+ * columns go last, where a script reading CSV by position does not see
+ * them move the others.
+ */
+static const struct out_col lock_cols[L__COUNT] = {
+	[L_ROW] = { "row", NULL, COL_STR, 0, false, OUT_NO_JSON },
+	[L_NAME] = { "name", "lock / caller", COL_STR, 0, true, OUT_TOP, "lock" },
+	[L_TYPE] = { "type", "type", COL_STR, 11, false, OUT_TOP },
+	[L_CALLER] = { "symbol", NULL, COL_STR, 0, false, OUT_SUB, "caller" },
+	[L_CONTENDED] = { "contended", "contended", COL_U64, 10, false },
+	[L_WAIT_TOTAL] = { "wait_total_ns", "total wait", COL_NS, 11, false },
+	[L_WAIT_AVG] = { "wait_avg_ns", "avg wait", COL_NS, 10, false },
+	[L_WAIT_MAX] = { "wait_max_ns", "max wait", COL_NS, 10, false },
+	[L_WAIT_MIN] = { "wait_min_ns", NULL, COL_NS, 0, false },
+	[L_P50] = { "p50_ns", "p50", COL_NS, 10, false },
+	[L_P99] = { "p99_ns", "p99", COL_NS, 10, false },
+	[L_PCT] = { "wait_pct_cpu", "%cpu", COL_PCT, 6, false },
+	/* lockmeter's hold columns, when the profile has hold data */
+	[L_ACQUIRED] = { "acquired", "acquired", COL_U64, 10, false },
+	[L_CON_PCT] = { "con_pct", "CON%", COL_PCT, 6, false },
+	[L_HOLD_AVG] = { "hold_avg_ns", "hold avg", COL_NS, 10, false },
+	[L_HOLD_MAX] = { "hold_max_ns", "hold max", COL_NS, 10, false },
+	[L_UTIL] = { "util_pct", "UTIL%", COL_PCT, 6, false },
+	[L_HOLD_TOTAL] = { "hold_total_ns", NULL, COL_NS, 0, false },
+	[L_USER] = { "user", NULL, COL_BOOL, 0, false, OUT_TOP },
+};
+
+/* Text: the figures, the hold ones before the type, the name last (it has no width). */
+static const int text_order[] = {
+	L_CONTENDED, L_WAIT_TOTAL, L_WAIT_AVG, L_WAIT_MAX, L_P50, L_P99, L_PCT,
+	L_ACQUIRED, L_CON_PCT, L_HOLD_AVG, L_HOLD_MAX, L_UTIL, L_TYPE, L_NAME,
+};
+
+static bool is_hold_col(int c)
+{
+	return c >= L_ACQUIRED && c <= L_HOLD_TOTAL;
+}
+
+/* The columns of this profile (map[]: their index in cols), and the text's, in its order. */
+static int lock_cols_of(const struct report *r, struct out_col *cols, int *text, int *ntext)
+{
+	int map[L__COUNT], c, i, n = 0;
+
+	for (c = 0; c < L__COUNT; c++) {
+		map[c] = -1;
+		if (!is_hold_col(c) || r->view.has_hold) {
+			map[c] = n;
+			cols[n++] = lock_cols[c];
+		}
+	}
+	*ntext = 0;
+	for (i = 0; i < (int)(sizeof(text_order) / sizeof(text_order[0])); i++)
+		if (map[text_order[i]] >= 0)
+			text[(*ntext)++] = map[text_order[i]];
+	return n;
+}
+
+static size_t shown_locks(const struct report *r)
+{
+	if (r->o.top_n && r->o.top_n < r->view.nlocks)
+		return r->o.top_n;
+	return r->view.nlocks;
+}
+
+static double pct_cpu(const struct report *r, const struct lock_row_val *v)
+{
+	return r->cpu_ns > 0 ? 100.0 * v->total_ns / r->cpu_ns : 0;
+}
+
+static double util_pct(const struct report *r, const struct hold_val *h)
+{
+	double d = (double)profile__duration_ns(r->p);
+
+	return h->has_hold && d > 0 ? 100.0 * h->hold_ns / d : NAN;
+}
+
+/*
+ * CON% of a row; for the total, only the waits of the locks whose
+ * acquisitions were counted: the others have no denominator.
+ */
+static double con_pct(const struct report *r, const struct lock_row_val *v, const struct hold_val *h)
+{
+	struct lock_row_val held = { 0 };
+	size_t i;
+
+	if (h != &r->view.hold_total)
+		return hold_con_pct(v, h);
+	for (i = 0; i < r->view.nlocks; i++)
+		if (r->view.locks[i].h.has_hold)
+			held.count += r->view.locks[i].v.count;
+	return hold_con_pct(&held, h);
+}
+
+static void put_hold(struct out_table *t, const struct report *r, const struct lock_row_val *v,
+		     const struct hold_val *h)
+{
+	int i;
+
+	if (!r->view.has_hold)
+		return;
+	if (!h->has_hold) {	/* not measured, never "none" */
+		for (i = L_ACQUIRED; i <= L_HOLD_TOTAL; i++)
+			out_table__none(t);
+		return;
+	}
+	out_table__u64(t, h->acquired);
+	out_table__pct(t, con_pct(r, v, h));
+	out_table__ns(t, h->held ? h->hold_ns / h->held : 0);
+	out_table__ns(t, h->hold_max_ns);
+	out_table__pct(t, util_pct(r, h));
+	out_table__ns(t, h->hold_ns);
+}
+
+/* From contended to the hold columns. */
+static void put_values(struct out_table *t, const struct report *r, const struct lock_row_val *v,
+		       const struct hold_val *h)
+{
+	out_table__u64(t, v->count);
+	out_table__ns(t, v->total_ns);
+	out_table__ns(t, row_avg(v));
+	out_table__ns(t, v->max_ns);
+	out_table__ns(t, v->count ? v->min_ns : 0);
+	out_table__ns(t, hist_quantile(v, 0.50));
+	out_table__ns(t, hist_quantile(v, 0.99));
+	out_table__pct(t, pct_cpu(r, v));
+	put_hold(t, r, v, h);
+}
+
+/* A lock's row (c NULL) or one of its callers'. */
+static void put_row(struct out_table *t, const struct report *r, const struct lock_entry *e,
+		    const struct lock_part *c)
+{
+	out_table__row_begin(t, c ? 1 : 0);
+	out_table__str(t, c ? "caller" : "lock");
+	out_table__str(t, lock_view__str(&r->view, e->name));
+	out_table__str(t, lock_type_name(e->flags));
+	out_table__str(t, c ? lock_view__str(&r->view, c->caller) : NULL);
+	put_values(t, r, c ? &c->v : &e->v, c ? &c->h : &e->h);
+	out_table__bool(t, lock_type_is_user(e->flags));
+	out_table__row_end(t);
+}
+
+static void put_total(struct out_table *t, const struct report *r)
+{
+	out_table__total_begin(t, "TOTAL");
+	out_table__str(t, "total");
+	out_table__none(t);
+	out_table__none(t);
+	out_table__none(t);
+	put_values(t, r, &r->view.total, &r->view.hold_total);
+	out_table__row_end(t);
+}
+
+static void print_hist(const struct lock_row_val *v)
+{
+	uint64_t peak = 0;
+	int i, lo = LS_HIST_SLOTS, hi = -1;
+
+	for (i = 0; i < LS_HIST_SLOTS; i++) {
+		if (!v->hist[i])
+			continue;
+		lo = i < lo ? i : lo;
+		hi = i;
+		peak = v->hist[i] > peak ? v->hist[i] : peak;
+	}
+	printf("%28s %10s  %s\n", "wait (ns)", "count", "distribution");
+	for (i = lo; i <= hi; i++) {
+		int bar = peak ? (int)(40 * v->hist[i] / peak) : 0;
+
+		printf("%12llu -> %-12llu %10" PRIu64 "  |%-40.*s|\n", i ? 1ULL << i : 0ULL,
+		       (1ULL << (i + 1)) - 1, v->hist[i], bar, "****************************************");
+	}
+}
+
+static void print_stacks(const struct report *r, const struct lock_entry *e)
+{
+	char sym[256], total[32];
+	size_t i, f;
+
+	for (i = 0; i < e->nstacks; i++) {
+		const struct lock_part *s = &e->stacks[i];
+		const struct stack *st = profile__stack(r->p, s->stack_id);
+
+		fmt_ns(total, sizeof(total), s->v.total_ns);
+		printf("      stack: %" PRIu64 " contended, %s waited\n", s->v.count, total);
+		if (!st) {
+			printf("          [stack not captured]\n");
+			continue;
+		}
+		for (f = 0; f < st->nframes; f++) {
+			lock_view__frame(&r->view, s, st->frames[f], sym, sizeof(sym));
+			printf("          %s\n", sym);
+		}
+	}
+}
+
+/* Why hold columns are missing, or what measured them. */
+static void print_hold_note(const struct report *r)
+{
+	struct family_status hold, up;
+	char hl[600], ul[600], ml[600];
+
+	family_meta_read(r->p, "hold", &hold);
+	family_meta_read(r->p, "uprobes", &up);
+	family_status_line(&hold, hl, sizeof(hl));
+	family_status_line(&up, ul, sizeof(ul));
+	out_family_line(r->p, "mmap_lock", ml, sizeof(ml));
+	if (r->view.has_hold)
+		printf("# hold columns: mmap_lock from its tracepoints (%s); other locks: hold=%s%s%s%s\n#\n",
+		       ml, hl, hold.state == FSTATE_ATTACHED ? "" : " (\"-\": not measured; record --hold)",
+		       up.state == FSTATE_ATTACHED ? "; user locks: uprobes=" : "",
+		       up.state == FSTATE_ATTACHED ? ul : "");
+	else
+		printf("# acquisitions, CON%%, hold times, UTIL%%: not measured (mmap_lock=%s, hold=%s)\n#\n",
+		       ml, hl);
+}
+
+/* Uprobes detached over their budget measured the start of the run only. */
+static void print_uprobes_note(const struct report *r)
+{
+	const struct ptable *t = profile__table(r->p, "ulocks.uprobes");
+	int dc = ptable__col(t, "detached");
+	const uint64_t *row;
+	size_t it = 0;
+
+	while (t && dc >= 0 && (row = htab_next(&t->rows, &it, NULL))) {
+		if (row[dc]) {
+			printf("# user locks: uprobes detached over their budget (record --event-budget, --force): "
+			       "their acquisitions and holds cover the start of the run only\n#\n");
+			return;
+		}
+	}
+}
+
+static void json_hist(struct json_writer *jw, const struct lock_row_val *v)
+{
+	int i;
+
+	jw_start_array(jw);
+	for (i = 0; i < LS_HIST_SLOTS; i++) {
+		if (!v->hist[i])
+			continue;
+		jw_start_object(jw);
+		jw_u64_field(jw, "from_ns", i ? 1ULL << i : 0);
+		if (i == LS_HIST_SLOTS - 1)
+			jw_null_field(jw, "to_ns");	/* the last slot holds every longer wait */
+		else
+			jw_u64_field(jw, "to_ns", (1ULL << (i + 1)) - 1);
+		jw_u64_field(jw, "count", v->hist[i]);
+		jw_end_object(jw);
+	}
+	jw_end_array(jw);
+}
+
+static void json_stacks(struct json_writer *jw, const struct report *r, const struct lock_entry *e)
+{
+	char sym[256];
+	size_t i, f;
+
+	jw_start_array(jw);
+	for (i = 0; i < e->nstacks; i++) {
+		const struct stack *st = profile__stack(r->p, e->stacks[i].stack_id);
+
+		jw_start_object(jw);
+		jw_string_field(jw, "caller", lock_view__str(&r->view, e->stacks[i].caller));
+		jw_u64_field(jw, "contended", e->stacks[i].v.count);
+		jw_u64_field(jw, "wait_total_ns", e->stacks[i].v.total_ns);
+		jw_name(jw, "frames");
+		jw_start_array(jw);
+		for (f = 0; st && f < st->nframes; f++) {
+			lock_view__frame(&r->view, &e->stacks[i], st->frames[f], sym, sizeof(sym));
+			jw_string(jw, sym);
+		}
+		jw_end_array(jw);
+		jw_end_object(jw);
+	}
+	jw_end_array(jw);
+}
+
+/* --hist and --stacks: lines under the lock's in text, members of its object in JSON. */
+static void put_details(struct out_table *t, const struct report *r, const struct lock_entry *e)
+{
+	struct json_writer *jw;
+
+	if (r->o.format == OUT_TEXT) {
+		if (r->o.hist)
+			print_hist(&e->v);
+		if (r->o.stacks)
+			print_stacks(r, e);
+		return;
+	}
+	if (r->o.hist && (jw = out_table__extra(t, "hist")))
+		json_hist(jw, &e->v);
+	if (r->o.stacks && (jw = out_table__extra(t, "stacks")))
+		json_stacks(jw, r, e);
+}
+
+static void print_rows(struct out_doc *d, const struct report *r)
+{
+	struct out_col cols[L__COUNT];
+	struct out_table *t;
+	int text[L__COUNT], ntext, n = lock_cols_of(r, cols, text, &ntext);
+	size_t i, c;
+
+	t = out_doc__table(d, "locks", cols, n);
+	if (!t)
+		return;
+	out_table__text_order(t, text, ntext);
+	out_table__set_children(t, "callers");
+	for (i = 0; i < shown_locks(r); i++) {
+		const struct lock_entry *e = &r->view.locks[i];
+
+		put_row(t, r, e, NULL);
+		for (c = 0; c < e->ncallers; c++)
+			put_row(t, r, e, &e->callers[c]);
+		put_details(t, r, e);
+	}
+	put_total(t, r);
+	out_table__free(t);
+}
+
+int print_locks(const struct report *r)
+{
+	struct out_doc *d = report__doc(r);
+
+	if (!d)
+		return -ENOMEM;
+	if (r->o.format == OUT_TEXT) {
+		print_hold_note(r);
+		print_uprobes_note(r);
+	}
+	print_rows(d, r);
+	out_doc__free(d);
+	return 0;
+}
