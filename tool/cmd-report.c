@@ -332,6 +332,12 @@ static const struct out_col csv_cols[] = {
 	{ "p50_ns", "p50", COL_NS, 0, false },
 	{ "p99_ns", "p99", COL_NS, 0, false },
 	{ "wait_pct_cpu", "%cpu", COL_PCT, 0, false },
+	{ "estimated", "estimated", COL_STR, 0, false },
+	{ "sampled", "sampled", COL_U64, 0, false },
+	{ "contended_ci95_lo", "contended ci95 lo", COL_U64, 0, false },
+	{ "contended_ci95_hi", "contended ci95 hi", COL_U64, 0, false },
+	{ "wait_total_ci95_lo_ns", "wait ci95 lo", COL_NS, 0, false },
+	{ "wait_total_ci95_hi_ns", "wait ci95 hi", COL_NS, 0, false },
 };
 
 /* lockmeter's hold columns, shown when the profile has hold data. */
@@ -379,20 +385,19 @@ static double util_pct(const struct report *r, const struct hold_val *h)
 }
 
 /*
- * CON% of a row; for the total, only the waits of the locks whose
- * acquisitions were counted: the others have no denominator.
+ * The total's hold figures cover only the locks that have them: on the
+ * TOTAL row when that is every lock, else "-" there and a row of their own.
  */
-static double con_pct(const struct report *r, const struct lock_row_val *v, const struct hold_val *h)
+static const struct hold_val *total_hold(const struct report *r)
 {
-	struct lock_row_val held = { 0 };
-	size_t i;
+	static const struct hold_val none;
 
-	if (h != &r->view.hold_total)
-		return hold_con_pct(v, h);
-	for (i = 0; i < r->view.nlocks; i++)
-		if (r->view.locks[i].h.has_hold)
-			held.count += r->view.locks[i].v.count;
-	return hold_con_pct(&held, h);
+	return lock_view__hold_complete(&r->view) ? &r->view.hold_total : &none;
+}
+
+static bool partial_hold(const struct report *r)
+{
+	return r->view.has_hold && !lock_view__hold_complete(&r->view);
 }
 
 static void put_hold(struct out_table *t, const struct report *r, const struct lock_row_val *v,
@@ -408,15 +413,21 @@ static void put_hold(struct out_table *t, const struct report *r, const struct l
 		return;
 	}
 	out_table__u64(t, h->acquired);
-	out_table__pct(t, con_pct(r, v, h));
+	out_table__pct(t, hold_con_pct(v, h));
 	out_table__ns(t, h->held ? h->hold_ns / h->held : 0);
 	out_table__ns(t, h->hold_max_ns);
 	out_table__pct(t, util_pct(r, h));
 }
 
-static void put_stats(struct out_table *t, const struct report *r, const struct lock_row_val *v, bool csv)
+/* approx: count and total are estimates (a caller of a sampled lock). */
+static void put_stats(struct out_table *t, const struct report *r, const struct lock_row_val *v, bool csv,
+		      bool approx)
 {
+	if (approx)
+		out_table__approx(t);
 	out_table__u64(t, v->count);
+	if (approx)
+		out_table__approx(t);
 	out_table__ns(t, v->total_ns);
 	out_table__ns(t, row_avg(v));
 	out_table__ns(t, v->max_ns);
@@ -429,26 +440,58 @@ static void put_stats(struct out_table *t, const struct report *r, const struct 
 
 static void put_text_row(struct out_table *t, const struct report *r, int indent,
 			 const struct lock_row_val *v, const struct hold_val *h, const char *type,
-			 const char *name)
+			 const char *name, bool approx)
 {
 	out_table__row_begin(t, indent);
-	put_stats(t, r, v, false);
+	put_stats(t, r, v, false, approx);
 	put_hold(t, r, v, h);
 	out_table__str(t, type);
 	out_table__str(t, name);
 	out_table__row_end(t);
 }
 
-static void put_csv_row(struct out_table *t, const struct report *r, const char *kind,
-			const char *lock, const char *type, const char *caller,
+/* A CSV row: what it is, and for an estimated caller its sample and 95 % intervals. */
+struct csv_row {
+	const char *kind;
+	const char *lock;
+	const char *type;
+	const char *caller;
+	const struct lock_entry *e;	/* the estimated caller's lock, or NULL */
+	const struct lock_part *part;
+	bool approx;
+};
+
+static void put_csv_estimate(struct out_table *t, const struct csv_row *c)
+{
+	double lo, hi;
+
+	out_table__str(t, c->approx ? "true" : "false");
+	if (!c->part || !c->e || !c->e->estimated) {
+		int i;
+
+		for (i = 0; i < 5; i++)
+			out_table__none(t);
+		return;
+	}
+	out_table__u64(t, c->part->est.sampled);
+	lock_part__ci95(c->e, c->part, false, &lo, &hi);
+	out_table__u64(t, llround(lo));
+	out_table__u64(t, llround(hi));
+	lock_part__ci95(c->e, c->part, true, &lo, &hi);
+	out_table__ns(t, llround(lo));
+	out_table__ns(t, llround(hi));
+}
+
+static void put_csv_row(struct out_table *t, const struct report *r, const struct csv_row *c,
 			const struct lock_row_val *v, const struct hold_val *h)
 {
 	out_table__row_begin(t, 0);
-	out_table__str(t, kind);
-	out_table__str(t, lock);
-	out_table__str(t, type);
-	out_table__str(t, caller);
-	put_stats(t, r, v, true);
+	out_table__str(t, c->kind);
+	out_table__str(t, c->lock);
+	out_table__str(t, c->type);
+	out_table__str(t, c->caller);
+	put_stats(t, r, v, true, false);
+	put_csv_estimate(t, c);
 	put_hold(t, r, v, h);
 	out_table__row_end(t);
 }
@@ -541,7 +584,8 @@ static void print_stacks(const struct report *r, const struct lock_entry *e)
 		const struct stack *st = profile__stack(r->p, s->stack_id);
 
 		fmt_ns(total, sizeof(total), s->v.total_ns);
-		printf("      stack: %" PRIu64 " contended, %s waited\n", s->v.count, total);
+		printf("      stack: %s%" PRIu64 " contended, %s%s waited\n", e->estimated ? "~" : "", s->v.count,
+		       e->estimated ? "~" : "", total);
 		if (!st) {
 			printf("          [stack not captured]\n");
 			continue;
@@ -574,6 +618,28 @@ static void print_hold_note(const struct report *r)
 		       ml, hl);
 }
 
+/* Where callers are estimates: how many waits carried a stack. */
+static void print_estimate_note(const struct report *r)
+{
+	uint64_t sampled = 0, waits = 0;
+	size_t i, c;
+
+	for (i = 0; i < r->view.nlocks; i++) {
+		const struct lock_entry *e = &r->view.locks[i];
+
+		if (!e->estimated)
+			continue;
+		waits += e->v.count;
+		for (c = 0; c < e->ncallers; c++)
+			sampled += e->callers[c].est.sampled;
+	}
+	if (!waits)
+		return;
+	printf("# callers: \"~\" marks estimates from the %" PRIu64 " of %" PRIu64 " waits that carried a "
+	       "stack (--stack-rate %s); each lock's own figures count every wait\n#\n",
+	       sampled, waits, meta_or(r->p, "stack_rate", "?"));
+}
+
 /* Uprobes detached over their budget measured the start of the run only. */
 static void print_uprobes_note(const struct report *r)
 {
@@ -591,25 +657,62 @@ static void print_uprobes_note(const struct report *r)
 	}
 }
 
+/* Its waits that ended without the lock, one row per errno: "[gave up: EINTR]". */
+static void put_gave_up_rows(struct out_table *t, const struct report *r, const struct lock_entry *e)
+{
+	static const struct hold_val none;
+	char err[32], name[64];
+	size_t g;
+
+	for (g = 0; g < e->ngave_up; g++) {
+		snprintf(name, sizeof(name), "[gave up: %s]", lock_errno_name(e->gave_up[g].err, err, sizeof(err)));
+		put_text_row(t, r, 1, &e->gave_up[g].v, &none, "", name, false);
+	}
+}
+
+static void put_text_lock(struct out_table *t, const struct report *r, const struct lock_entry *e)
+{
+	size_t c;
+
+	put_text_row(t, r, 0, &e->v, &e->h, lock_type_name(e->flags), lock_view__str(&r->view, e->name),
+		     r->o.filter.caller && e->estimated);
+	for (c = 0; c < e->ncallers; c++)
+		put_text_row(t, r, 1, &e->callers[c].v, &e->callers[c].h, "",
+			     lock_view__str(&r->view, e->callers[c].caller), e->estimated);
+	put_gave_up_rows(t, r, e);
+}
+
+/* TOTAL, and where only some locks have hold data, their own total. */
+static void put_text_totals(struct out_table *t, const struct report *r)
+{
+	char name[96];
+
+	out_table__separator(t);
+	put_text_row(t, r, 0, &r->view.total, total_hold(r), "", "TOTAL", r->view.total_estimated);
+	if (!partial_hold(r))
+		return;
+	snprintf(name, sizeof(name), "TOTAL of the %zu lock%s with hold data", r->view.nheld,
+		 r->view.nheld == 1 ? "" : "s");
+	put_text_row(t, r, 0, &r->view.held_total, &r->view.hold_total, "", name, r->view.total_estimated);
+}
+
 static void print_text(const struct report *r)
 {
 	struct out_col cols[MAX_LOCK_COLS];
 	struct out_table *t;
-	size_t i, c;
+	size_t i;
 	int n;
 
 	print_header(r);
 	print_hold_note(r);
+	print_estimate_note(r);
 	print_uprobes_note(r);
 	n = lock_cols(r, text_cols, sizeof(text_cols) / sizeof(text_cols[0]), 7, cols);
 	t = out_table__new(stdout, OUT_TEXT, cols, n);
 	for (i = 0; t && i < shown_locks(r); i++) {
 		const struct lock_entry *e = &r->view.locks[i];
 
-		put_text_row(t, r, 0, &e->v, &e->h, lock_type_name(e->flags), lock_view__str(&r->view, e->name));
-		for (c = 0; c < e->ncallers; c++)
-			put_text_row(t, r, 1, &e->callers[c].v, &e->callers[c].h, "",
-				     lock_view__str(&r->view, e->callers[c].caller));
+		put_text_lock(t, r, e);
 		fflush(stdout);
 		if (r->o.hist)
 			print_hist(&e->v);
@@ -617,9 +720,30 @@ static void print_text(const struct report *r)
 			print_stacks(r, e);
 	}
 	if (t) {
-		out_table__separator(t);
-		put_text_row(t, r, 0, &r->view.total, &r->view.hold_total, "", "TOTAL");
+		put_text_totals(t, r);
 		out_table__free(t);
+	}
+}
+
+static void put_csv_lock(struct out_table *t, const struct report *r, const struct lock_entry *e)
+{
+	const char *name = lock_view__str(&r->view, e->name), *type = lock_type_name(e->flags);
+	struct csv_row row = { "lock", name, type, "", NULL, NULL, r->o.filter.caller && e->estimated };
+	char err[32];
+	size_t c;
+
+	put_csv_row(t, r, &row, &e->v, &e->h);
+	for (c = 0; c < e->ncallers; c++) {
+		row = (struct csv_row){ "caller", name, type, lock_view__str(&r->view, e->callers[c].caller),
+					e, &e->callers[c], e->estimated };
+		put_csv_row(t, r, &row, &e->callers[c].v, &e->callers[c].h);
+	}
+	for (c = 0; c < e->ngave_up; c++) {
+		static const struct hold_val none;
+
+		row = (struct csv_row){ "gave_up", name, type,
+					lock_errno_name(e->gave_up[c].err, err, sizeof(err)), NULL, NULL, false };
+		put_csv_row(t, r, &row, &e->gave_up[c].v, &none);
 	}
 }
 
@@ -627,23 +751,21 @@ static void print_csv(const struct report *r)
 {
 	struct out_col cols[MAX_LOCK_COLS];
 	struct out_table *t;
-	size_t i, c;
+	size_t i;
 	int n = lock_cols(r, csv_cols, sizeof(csv_cols) / sizeof(csv_cols[0]), -1, cols);
+	struct csv_row total = { "total", "", "", "", NULL, NULL, r->view.total_estimated };
 
 	t = out_table__new(stdout, OUT_CSV, cols, n);
-	for (i = 0; t && i < shown_locks(r); i++) {
-		const struct lock_entry *e = &r->view.locks[i];
-		const char *name = lock_view__str(&r->view, e->name), *type = lock_type_name(e->flags);
-
-		put_csv_row(t, r, "lock", name, type, "", &e->v, &e->h);
-		for (c = 0; c < e->ncallers; c++)
-			put_csv_row(t, r, "caller", name, type, lock_view__str(&r->view, e->callers[c].caller),
-				    &e->callers[c].v, &e->callers[c].h);
+	for (i = 0; t && i < shown_locks(r); i++)
+		put_csv_lock(t, r, &r->view.locks[i]);
+	if (!t)
+		return;
+	put_csv_row(t, r, &total, &r->view.total, total_hold(r));
+	if (partial_hold(r)) {
+		total.kind = "total_with_hold";
+		put_csv_row(t, r, &total, &r->view.held_total, &r->view.hold_total);
 	}
-	if (t) {
-		put_csv_row(t, r, "total", "", "", "", &r->view.total, &r->view.hold_total);
-		out_table__free(t);
-	}
+	out_table__free(t);
 }
 
 /* --- JSON -------------------------------------------------------------------- */
@@ -734,7 +856,7 @@ static void json_hold(struct json_writer *jw, const struct report *r, const stru
 	}
 	jw_u64_field(jw, "acquired", h->acquired);
 	if (h->acquired)
-		jw_double_field(jw, "con_pct", con_pct(r, v, h));
+		jw_double_field(jw, "con_pct", hold_con_pct(v, h));
 	else
 		jw_null_field(jw, "con_pct");
 	jw_u64_field(jw, "hold_total_ns", h->hold_ns);
@@ -776,6 +898,7 @@ static void json_stacks(struct json_writer *jw, const struct report *r, const st
 
 		jw_start_object(jw);
 		jw_string_field(jw, "caller", lock_view__str(&r->view, e->stacks[i].caller));
+		jw_bool_field(jw, "estimated", e->estimated);
 		jw_u64_field(jw, "contended", e->stacks[i].v.count);
 		jw_u64_field(jw, "wait_total_ns", e->stacks[i].v.total_ns);
 		jw_name(jw, "frames");
@@ -790,6 +913,51 @@ static void json_stacks(struct json_writer *jw, const struct report *r, const st
 	jw_end_array(jw);
 }
 
+static void json_pair(struct json_writer *jw, const char *name, double lo, double hi)
+{
+	jw_name(jw, name);
+	jw_start_array(jw);
+	jw_u64(jw, llround(lo));
+	jw_u64(jw, llround(hi));
+	jw_end_array(jw);
+}
+
+/* An estimated caller: its sample and the 95 % intervals of its estimates. */
+static void json_estimate(struct json_writer *jw, const struct lock_entry *e, const struct lock_part *c)
+{
+	double lo, hi;
+
+	jw_bool_field(jw, "estimated", e->estimated);
+	if (!e->estimated)
+		return;
+	jw_u64_field(jw, "sampled", c->est.sampled);
+	lock_part__ci95(e, c, false, &lo, &hi);
+	json_pair(jw, "contended_ci95", lo, hi);
+	lock_part__ci95(e, c, true, &lo, &hi);
+	json_pair(jw, "wait_total_ci95_ns", lo, hi);
+}
+
+static void json_gave_up(struct json_writer *jw, const struct lock_entry *e)
+{
+	char err[32];
+	size_t g;
+
+	jw_name(jw, "gave_up");
+	jw_start_array(jw);
+	for (g = 0; g < e->ngave_up; g++) {
+		const struct lock_row_val *v = &e->gave_up[g].v;
+
+		jw_start_object(jw);
+		jw_string_field(jw, "error", lock_errno_name(e->gave_up[g].err, err, sizeof(err)));
+		jw_u64_field(jw, "errno", e->gave_up[g].err);
+		jw_u64_field(jw, "waits", v->count);
+		jw_u64_field(jw, "wait_total_ns", v->total_ns);
+		jw_u64_field(jw, "wait_max_ns", v->max_ns);
+		jw_end_object(jw);
+	}
+	jw_end_array(jw);
+}
+
 static void json_lock(struct json_writer *jw, const struct report *r, const struct lock_entry *e)
 {
 	size_t c;
@@ -798,6 +966,7 @@ static void json_lock(struct json_writer *jw, const struct report *r, const stru
 	jw_string_field(jw, "name", lock_view__str(&r->view, e->name));
 	jw_string_field(jw, "type", lock_type_name(e->flags));
 	jw_bool_field(jw, "user", lock_type_is_user(e->flags));
+	jw_bool_field(jw, "estimated", r->o.filter.caller && e->estimated);
 	json_stats(jw, r, &e->v);
 	json_hold(jw, r, &e->v, &e->h);
 	jw_name(jw, "callers");
@@ -805,15 +974,36 @@ static void json_lock(struct json_writer *jw, const struct report *r, const stru
 	for (c = 0; c < e->ncallers; c++) {
 		jw_start_object(jw);
 		jw_string_field(jw, "symbol", lock_view__str(&r->view, e->callers[c].caller));
+		json_estimate(jw, e, &e->callers[c]);
 		json_stats(jw, r, &e->callers[c].v);
 		json_hold(jw, r, &e->callers[c].v, &e->callers[c].h);
 		jw_end_object(jw);
 	}
 	jw_end_array(jw);
+	json_gave_up(jw, e);
 	if (r->o.hist)
 		json_hist(jw, &e->v);
 	if (r->o.stacks)
 		json_stacks(jw, r, e);
+	jw_end_object(jw);
+}
+
+/* total, and where only some locks have hold data, total_with_hold for them. */
+static void json_totals(struct json_writer *jw, const struct report *r)
+{
+	jw_name(jw, "total");
+	jw_start_object(jw);
+	jw_bool_field(jw, "estimated", r->view.total_estimated);
+	json_hold(jw, r, &r->view.total, total_hold(r));
+	json_stats(jw, r, &r->view.total);
+	jw_end_object(jw);
+	if (!partial_hold(r))
+		return;
+	jw_name(jw, "total_with_hold");
+	jw_start_object(jw);
+	jw_u64_field(jw, "locks", r->view.nheld);
+	json_hold(jw, r, &r->view.held_total, &r->view.hold_total);
+	json_stats(jw, r, &r->view.held_total);
 	jw_end_object(jw);
 }
 
@@ -832,11 +1022,7 @@ static void print_json(const struct report *r)
 	for (i = 0; i < shown_locks(r); i++)
 		json_lock(jw, r, &r->view.locks[i]);
 	jw_end_array(jw);
-	jw_name(jw, "total");
-	jw_start_object(jw);
-	json_hold(jw, r, &r->view.total, &r->view.hold_total);
-	json_stats(jw, r, &r->view.total);
-	jw_end_object(jw);
+	json_totals(jw, r);
 	jw_end_object(jw);
 	jw_free(jw);
 }

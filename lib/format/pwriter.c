@@ -210,7 +210,7 @@ static void anon_name(struct pwriter *w, const struct cont_row *rows, const uint
 
 /* Most specific first: BPF's class, a static symbol, rq, then the caller. */
 static uint32_t lock_name(struct pwriter *w, const struct cont_row *rows, const uint32_t *callers,
-			  size_t n, const struct cont_key *k)
+			  size_t n, const struct cont_row_key *k)
 {
 	const char *cls = lock_class_name(k->lock_class);
 	const struct ksym *sym;
@@ -237,7 +237,7 @@ static uint32_t lock_name(struct pwriter *w, const struct cont_row *rows, const 
 	return *id - 1;
 }
 
-static uint32_t row_caller(struct pwriter *w, const struct cont_key *k)
+static uint32_t row_caller(struct pwriter *w, const struct cont_row_key *k)
 {
 	uint64_t frames[LS_STACK_DEPTH];
 	int n, inserted;
@@ -322,6 +322,24 @@ static int flush_list(struct pwriter *w, uint32_t type, uint32_t flags, struct b
 	return err;
 }
 
+/*
+ * How each row was sampled and how its waits ended, after the rows: a
+ * reader older than format 1.1 ignores it (bytes after the fields it
+ * knows) and reads the rows as before.
+ */
+static void put_row_sampling(struct buf *b, const struct cont_row *rows, size_t nrows)
+{
+	size_t i;
+
+	buf_put_varint(b, nrows);
+	for (i = 0; i < nrows; i++) {
+		buf_put_varint(b, rows[i].key.shift);
+		buf_put_varint(b, rows[i].key.err);
+		buf_put_varint(b, rows[i].val.sumsq_lo);
+		buf_put_varint(b, rows[i].val.sumsq_hi);
+	}
+}
+
 int pwriter__bucket(struct pwriter *w, uint64_t t0_ns, uint64_t t1_ns,
 		    const struct cont_row *rows, size_t nrows)
 {
@@ -340,6 +358,7 @@ int pwriter__bucket(struct pwriter *w, uint64_t t0_ns, uint64_t t1_ns,
 		callers[i] = row_caller(w, &rows[i].key);
 	for (i = 0; i < nrows; i++)
 		put_row(w, &b, &rows[i], lock_name(w, rows, callers, nrows, &rows[i].key), callers[i]);
+	put_row_sampling(&b, rows, nrows);
 	free(callers);
 	err = pw_flush_then(w, CHUNK_LOCKSTAT, CHUNK_F_CRITICAL, &b);
 	buf_free(&b);

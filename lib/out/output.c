@@ -23,6 +23,7 @@ struct out_table {
 	bool in_row;
 	int col;		/* the column the next value fills */
 	int indent;
+	bool approx;		/* the next value is an estimate: "~" in text */
 	bool pretty;
 	struct json_writer *jw;	/* OUT_JSON only */
 };
@@ -238,16 +239,29 @@ static const struct out_col *take_col(struct out_table *t, int type)
 	c = &t->cols[t->col];
 	assert(type == COL_ANY || (int)c->type == type);
 	(void)type;	/* only assert() looks at it */
-	if (t->fmt == OUT_JSON)
+	if (t->fmt == OUT_JSON) {
 		jw_name(t->jw, c->key);
+		t->approx = false;
+	}
 	return c;
+}
+
+void out_table__approx(struct out_table *t)
+{
+	t->approx = true;
 }
 
 /* Text or CSV value of the current column. */
 static void put_cell(struct out_table *t, const char *s)
 {
 	int indent = t->col == t->name_col ? t->indent : 0;
+	char approx[64];
 
+	if (t->approx && t->fmt == OUT_TEXT && strlen(s) < sizeof(approx) - 1) {
+		snprintf(approx, sizeof(approx), "~%s", s);
+		s = approx;
+	}
+	t->approx = false;
 	if (t->fmt == OUT_TEXT)
 		text_cell(t, t->col, s, indent);
 	else

@@ -61,6 +61,8 @@ void out_table__u64(struct out_table *t, unsigned long long v);
 void out_table__ns(struct out_table *t, unsigned long long ns);
 void out_table__pct(struct out_table *t, double pct);	/* nan/inf = none */
 void out_table__hex(struct out_table *t, unsigned long long v);
+/* The next value is an estimate: text writes it "~value"; CSV and JSON as they are. */
+void out_table__approx(struct out_table *t);
 /* Value not measured: text "-", CSV empty field, JSON null. Any column. */
 void out_table__none(struct out_table *t);
 /* Columns left unset are written as none. */
