@@ -30,10 +30,9 @@ _Static_assert((LS_PENDING_SPIN_DEPTH & (LS_PENDING_SPIN_DEPTH - 1)) == 0,
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 const volatile __u32 per_task;		/* aggregate per task (-t) */
-const volatile __u32 stack_all;		/* --stack-rate 0: a stack for every wait */
+const volatile __u32 stack_rate;	/* stacks a second per CPU; 0: one for every wait */
 const volatile __u64 window_ns;		/* the sampler's window */
-const volatile __u32 window_budget;	/* stacks a window at --stack-rate, at least 1 */
-const volatile __u32 window_cap;	/* stacks at one probability before it halves */
+const volatile __u32 window_cap;	/* stacks over the budget before the probability halves */
 
 /* Kernel stacks by the hash of their frames: a caller is never lost to a collision. */
 struct {
@@ -141,23 +140,38 @@ static void remember_comm(__u32 tid)
 
 /*
  * The stack sampler. A kernel stack costs 0.5 to 2 us, several times a
- * typical spinlock wait, so above --stack-rate waits a second per CPU
- * only a random sample of the waits carries one: each with probability
- * p = 2^-shift, drawn independently, and recorded with the wait, so that
- * every sampled wait stands for 1/p waits. p is chosen per window from
- * the waits of the previous window (it depends on nothing but the past,
- * which keeps the 1/p weights unbiased), and halves whenever a window has
- * taken window_cap stacks at the current p: a storm after a quiet spell
- * is sampled at ever lower, recorded, probabilities, never cut off.
- * The clock is the latest begin's on this CPU: no clock read of its own.
+ * typical spinlock wait, so each CPU takes at most about stack_rate a
+ * second: a bucket of tokens, one second's worth at most, refilled at
+ * that rate. Each wait carries a stack with probability p = 2^-shift,
+ * drawn independently and recorded with the wait, so that every sampled
+ * wait stands for 1/p waits. p is chosen per window, from the waits of
+ * the previous window and the tokens left (it depends on nothing but the
+ * past, which keeps the 1/p weights unbiased): 1 when they cover the
+ * waits. A window that runs out of tokens halves p for every window_cap
+ * stacks more: a storm after a quiet spell is sampled at ever lower,
+ * recorded, probabilities, never cut off. The clock is the latest
+ * begin's on this CPU: no clock read of its own.
  */
-static __u32 next_shift(__u64 elapsed, __u32 events)
+static __u32 next_shift(__u64 elapsed, __u32 events, __u32 tokens)
 {
 	__u64 per_window = (__u64)events * window_ns / (elapsed ? elapsed : 1);
-	__u64 q = (per_window + window_budget - 1) / window_budget;
+	__u64 want = tokens ? tokens : 1;
+	__u64 q = (per_window + want - 1) / want;
 	__u32 shift = q > 1 ? log2_slot(q - 1, 64) + 1 : 0;
 
 	return shift < LS_MAX_SHIFT ? shift : LS_MAX_SHIFT;
+}
+
+static void next_window(struct stack_sampler *s)
+{
+	__u64 elapsed = s->last_ns - s->window_start_ns;
+	__u64 tokens = s->tokens + stack_rate * elapsed / 1000000000ULL;
+
+	s->tokens = tokens < stack_rate ? tokens : stack_rate;
+	s->shift = next_shift(elapsed, s->events, s->tokens);
+	s->window_start_ns = s->last_ns;
+	s->events = 0;
+	s->over = 0;
 }
 
 /* The shift this wait is sampled with, or -1: no stack. */
@@ -165,23 +179,21 @@ static int sample_shift(struct stack_sampler *s)
 {
 	__u32 shift;
 
-	if (stack_all)
+	if (!stack_rate)
 		return 0;
-	if (s->last_ns - s->window_start_ns >= window_ns) {
-		s->shift = next_shift(s->last_ns - s->window_start_ns, s->events);
-		s->window_start_ns = s->last_ns;
-		s->events = 0;
-		s->taken = 0;
-	}
+	if (s->last_ns - s->window_start_ns >= window_ns)
+		next_window(s);
 	s->events++;
 	shift = s->shift;
 	if (shift > LS_MAX_SHIFT)
 		shift = LS_MAX_SHIFT;
 	if (shift && (bpf_get_prandom_u32() & ((1U << shift) - 1)))
 		return -1;
-	if (++s->taken >= window_cap && shift < LS_MAX_SHIFT) {
+	if (s->tokens)
+		s->tokens--;
+	else if (++s->over >= window_cap && shift < LS_MAX_SHIFT) {
 		s->shift = shift + 1;
-		s->taken = 0;
+		s->over = 0;
 	}
 	return shift;
 }

@@ -91,9 +91,9 @@ struct stack_sampler {
 	__u64 window_start_ns;
 	__u64 last_ns;		/* the clock of the latest wait begun on this CPU */
 	__u32 events;		/* waits begun in this window */
-	__u32 taken;		/* stacks taken at the current shift in this window */
+	__u32 tokens;		/* stacks this CPU may still take: at most a second's */
+	__u32 over;		/* stacks taken without a token in this window */
 	__u32 shift;		/* take a stack with probability 2^-shift */
-	__u32 __pad;
 };
 
 /*

@@ -85,23 +85,21 @@ static void select_programs(struct contention_bpf *s, bool btf)
 }
 
 /*
- * A window of 10 ms with rate / 100 stacks, or, below 100 stacks a
- * second, a window long enough for one. The probability halves after
- * twice the window's share at one probability: random bunching is rarely
- * halved, a storm is sampled at a falling rate.
+ * Windows of 10 ms, or, below 100 stacks a second, long enough for one.
+ * Over its tokens, a window halves the probability every twice its share
+ * of the rate: random bunching is rarely halved, a storm is sampled at a
+ * falling rate.
  */
 static void set_sampler(struct contention_bpf *s, uint32_t rate)
 {
-	uint64_t window = SAMPLE_WINDOW_NS;
+	uint64_t window = SAMPLE_WINDOW_NS, share;
 
-	s->rodata->stack_all = rate == 0;
 	if (rate && rate < 100)
 		window = 1000000000ULL / rate;
+	share = (uint64_t)rate * window / 1000000000ULL;
+	s->rodata->stack_rate = rate;
 	s->rodata->window_ns = window;
-	s->rodata->window_budget = rate ? (uint32_t)((uint64_t)rate * window / 1000000000ULL) : 1;
-	if (!s->rodata->window_budget)
-		s->rodata->window_budget = 1;
-	s->rodata->window_cap = 2 * s->rodata->window_budget;
+	s->rodata->window_cap = share ? 2 * share : 2;
 }
 
 static int load_and_attach(struct collector *c, struct locks *l, bool btf)
