@@ -70,17 +70,26 @@ static void text_header(const struct top_snap *s, double interval)
 	       (unsigned long long)s->locks_cum.count, cwait);
 }
 
+/* approx: a caller's estimates, marked "~" like report's. */
 static void text_lock_row(struct out_table *t, const struct top_snap *s, int indent,
-			  const struct top_stat *iv,
-			  const struct top_stat *cum, const char *type, const char *name)
+			  const struct top_stat *iv, const struct top_stat *cum, const char *type,
+			  const char *name, bool approx)
 {
 	out_table__row_begin(t, indent);
+	if (approx)
+		out_table__approx(t);
 	out_table__u64(t, per_s(iv->count, s->iv_ns) + 0.5);
+	if (approx)
+		out_table__approx(t);
 	out_table__ns(t, per_s(iv->total_ns, s->iv_ns) + 0.5);
 	out_table__ns(t, stat_avg(iv));
 	out_table__ns(t, iv->max_ns);
 	out_table__pct(t, wait_pct(iv->total_ns, s->iv_ns, s->cpus));
+	if (approx)
+		out_table__approx(t);
 	out_table__u64(t, cum->count);
+	if (approx)
+		out_table__approx(t);
 	out_table__ns(t, cum->total_ns);
 	out_table__ns(t, cum->max_ns);
 	out_table__str(t, type);
@@ -96,9 +105,10 @@ static void text_locks(const struct top *t, const struct top_snap *s)
 	for (i = 0; ot && i < shown(t, s->nlocks); i++) {
 		const struct top_lock *l = &s->locks[i];
 
-		text_lock_row(ot, s, 0, &l->iv, &l->cum, l->type, l->name);
+		text_lock_row(ot, s, 0, &l->iv, &l->cum, l->type, l->name, false);
 		for (c = 0; c < l->ncallers && c < CALLERS_SHOWN; c++)
-			text_lock_row(ot, s, 1, &l->callers[c].iv, &l->callers[c].cum, "", l->callers[c].name);
+			text_lock_row(ot, s, 1, &l->callers[c].iv, &l->callers[c].cum, "", l->callers[c].name,
+				      l->callers[c].estimated);
 	}
 	out_table__free(ot);
 }
@@ -249,6 +259,7 @@ static void json_lock(struct json_writer *jw, const struct top_snap *s, const st
 	for (c = 0; c < l->ncallers; c++) {
 		jw_start_object(jw);
 		jw_string_field(jw, "symbol", l->callers[c].name);
+		jw_bool_field(jw, "estimated", l->callers[c].estimated);
 		json_stat(jw, "interval", &l->callers[c].iv, s->iv_ns, s->cpus);
 		json_stat(jw, "cumulative", &l->callers[c].cum, s->cum_ns, s->cpus);
 		jw_end_object(jw);
