@@ -8,7 +8,7 @@ set -euo pipefail
 
 build_pkgs=(make gcc clang llvm bpftool pkg-config libbpf-dev libelf-dev libdw-dev
 	zlib1g-dev libncurses-dev)
-test_pkgs=(libcmocka-dev libclang-rt-dev jq linux-perf util-linux procps golang-go tmux)
+test_pkgs=(libcmocka-dev libclang-rt-dev jq linux-perf util-linux procps golang-go tmux dbench)
 vm_pkgs=(qemu-system-x86 busybox-static cpio)
 
 want=("${build_pkgs[@]}")
