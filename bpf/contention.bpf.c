@@ -140,59 +140,130 @@ static void remember_comm(__u32 tid)
 
 /*
  * The stack sampler. A kernel stack costs 0.5 to 2 us, several times a
- * typical spinlock wait, so each CPU takes at most about stack_rate a
- * second: a bucket of tokens, one second's worth at most, refilled at
- * that rate. Each wait carries a stack with probability p = 2^-shift,
- * drawn independently and recorded with the wait, so that every sampled
- * wait stands for 1/p waits. p is chosen per window, from the waits of
- * the previous window and the tokens left (it depends on nothing but the
- * past, which keeps the 1/p weights unbiased): 1 when they cover the
- * waits. A window that runs out of tokens halves p for every window_cap
- * stacks more: a storm after a quiet spell is sampled at ever lower,
- * recorded, probabilities, never cut off. The clock is the latest
- * begin's on this CPU: no clock read of its own.
+ * typical spinlock wait, so each CPU takes about stack_rate a second at
+ * most: a bucket of tokens, one second's worth at most, refilled at that
+ * rate. Each wait carries a stack with probability p = 2^-shift, drawn
+ * independently and recorded with the wait, so that every sampled wait
+ * stands for 1/p waits; p depends on nothing but the past and the wait's
+ * own lock, which keeps those weights unbiased.
+ *
+ * Locks are hashed into LS_SAMPLER_SLOTS strata. In each window a slot's
+ * first `share` waits have p = 1, the next `share` p = 1/2, the next
+ * 2 x share p = 1/4, and so on, down to the p that the slot's rate in the
+ * previous window and its part of the tokens call for: a rare lock's waits
+ * all carry their stack, a busy lock's are sampled at a steady p, and a
+ * burst that ends leaves no p so low that a few waits would stand for
+ * thousands. Stacks owed (taken without a token) lower every p until they
+ * are repaid; a window that runs out of tokens halves every p for each
+ * window_cap stacks more: a storm is sampled at ever lower, recorded,
+ * probabilities, never cut off. The clock is the latest begin's on this
+ * CPU: no clock read of its own.
  */
-static __u32 next_shift(__u64 elapsed, __u32 events, __u32 tokens)
+#define TOKEN		1024ULL	/* tokens count in 1/1024 of a stack */
+#define NSEC_PER_SEC	1000000000ULL
+
+static __u32 slot_of(__u64 addr)
 {
-	__u64 per_window = (__u64)events * window_ns / (elapsed ? elapsed : 1);
-	__u64 want = tokens ? tokens : 1;
-	__u64 q = (per_window + want - 1) / want;
+	return (__u32)((addr * 0x9e3779b97f4a7c15ULL) >> 56) & (LS_SAMPLER_SLOTS - 1);
+}
+
+static __u32 shift_of(__u64 q)
+{
 	__u32 shift = q > 1 ? log2_slot(q - 1, 64) + 1 : 0;
 
 	return shift < LS_MAX_SHIFT ? shift : LS_MAX_SHIFT;
 }
 
+struct window_ctx {
+	struct stack_sampler *s;
+	__u64 want;		/* stacks the tokens allow this window */
+	__u64 elapsed;		/* the length of the previous window */
+};
+
+/* A slot for the next window: its target from its rate, its count from 0. */
+static long next_slot(__u32 i, void *data)
+{
+	struct window_ctx *c = data;
+	struct sampler_slot *sl;
+	__u64 q;
+
+	if (i >= LS_SAMPLER_SLOTS)
+		return 1;
+	sl = &c->s->slot[i];
+	q = ((__u64)sl->count * c->s->active * window_ns + c->want * c->elapsed - 1) / (c->want * c->elapsed);
+	sl->target = shift_of(q);
+	sl->count = 0;
+	sl->shift = 0;
+	sl->next = c->s->share;
+	return 0;
+}
+
+/*
+ * Refill: at most a second of tokens, shared equally among the slots that
+ * had waits; stacks taken without one are owed. bpf_loop: the verifier
+ * checks the slots' loop body once.
+ */
 static void next_window(struct stack_sampler *s)
 {
 	__u64 elapsed = s->last_ns - s->window_start_ns;
-	__u64 tokens = s->tokens + stack_rate * elapsed / 1000000000ULL;
+	__s64 full = stack_rate * TOKEN;
+	__s64 tokens = s->tokens + stack_rate * TOKEN * (elapsed < NSEC_PER_SEC ? elapsed : NSEC_PER_SEC) / NSEC_PER_SEC;
+	struct window_ctx c = { .s = s };
+	__u32 active = s->active ? s->active : 1;
 
-	s->tokens = tokens < stack_rate ? tokens : stack_rate;
-	s->shift = next_shift(elapsed, s->events, s->tokens);
+	s->tokens = tokens < full ? tokens : full;
+	c.want = s->tokens >= (__s32)TOKEN ? s->tokens / TOKEN : 1;
+	c.elapsed = elapsed > window_ns ? elapsed : window_ns;
+	s->base = s->tokens < 0 ? shift_of(((__u64)-(__s64)s->tokens + TOKEN - 1) / TOKEN + 1) : 0;
+	s->share = c.want > active ? c.want / active : 1;
+	if (s->share > 0xffff)
+		s->share = 0xffff;
+	bpf_loop(LS_SAMPLER_SLOTS, next_slot, &c, 0);
 	s->window_start_ns = s->last_ns;
-	s->events = 0;
+	s->active = 0;
 	s->over = 0;
+	s->extra = 0;
+}
+
+/* Take a token for a stack, or owe it (a second's at most): false when none was left. */
+static bool take_token(struct stack_sampler *s)
+{
+	bool had = s->tokens >= (__s32)TOKEN;
+
+	if (s->tokens > -(__s32)(stack_rate * TOKEN))
+		s->tokens -= TOKEN;
+	return had;
+}
+
+/* One more wait of a slot: past each doubling of its share, p halves, to its target. */
+static __u32 slot_shift(struct stack_sampler *s, struct sampler_slot *sl)
+{
+	if (sl->count < 0xffff)
+		sl->count++;
+	s->active += sl->count == 1;
+	if (sl->count > sl->next && sl->shift < sl->target) {
+		sl->shift++;
+		sl->next = sl->next < 0x8000 ? sl->next * 2 : 0xffff;
+	}
+	return sl->shift + s->base + s->extra;
 }
 
 /* The shift this wait is sampled with, or -1: no stack. */
-static int sample_shift(struct stack_sampler *s)
+static int sample_shift(struct stack_sampler *s, __u64 addr)
 {
-	__u32 shift;
+	__u32 slot = slot_of(addr), shift;
 
 	if (!stack_rate)
 		return 0;
 	if (s->last_ns - s->window_start_ns >= window_ns)
 		next_window(s);
-	s->events++;
-	shift = s->shift;
+	shift = slot_shift(s, &s->slot[slot]);
 	if (shift > LS_MAX_SHIFT)
 		shift = LS_MAX_SHIFT;
 	if (shift && (bpf_get_prandom_u32() & ((1U << shift) - 1)))
 		return -1;
-	if (s->tokens)
-		s->tokens--;
-	else if (++s->over >= window_cap && shift < LS_MAX_SHIFT) {
-		s->shift = shift + 1;
+	if (!take_token(s) && ++s->over >= window_cap) {
+		s->extra++;
 		s->over = 0;
 	}
 	return shift;
@@ -247,7 +318,7 @@ static __u64 take_stack(void *ctx)
 /* A new wait's key: everything but the end, decided while the task waits. */
 static void fill_key(void *ctx, struct cont_key *k, struct stack_sampler *s, __u64 addr, __u32 flags)
 {
-	int shift = s ? sample_shift(s) : -1;
+	int shift = s ? sample_shift(s, addr) : -1;
 
 	k->lock_addr = addr;
 	k->flags = flags;
