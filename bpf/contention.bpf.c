@@ -21,6 +21,7 @@
 #include <bpf/bpf_core_read.h>
 #include "contention.h"
 #include "targets.bpf.h"
+#include "guard.bpf.h"
 #include "hist.h"
 
 /* The per-CPU spin stack is indexed with a mask the 6.1 verifier can follow. */
@@ -383,15 +384,6 @@ static void begin_spin(void *ctx, __u64 addr, __u32 flags)
 
 	if (!ps)
 		return;
-	/*
-	 * An interrupt that contends while our end program runs on this CPU:
-	 * its own end would be skipped as a recursion, leaving the entry
-	 * behind to be matched, much later, with a bogus wait.
-	 */
-	if (ps->in_end) {
-		count_lost(&lost.in_probe);
-		return;
-	}
 	depth = ps->depth;
 	if (depth >= LS_PENDING_SPIN_DEPTH) {
 		if (!top_is_stale(ps, depth, bpf_ktime_get_ns())) {
@@ -449,14 +441,28 @@ static void begin_task(void *ctx, __u64 addr, __u32 flags)
 	p->start_ns = start_clock(s);
 }
 
+/*
+ * A wait that begins while one of our programs runs on this CPU (a map's
+ * lock, or an interrupt's while our contention_end runs, whose own end
+ * the kernel would skip as a recursion) is skipped and counted: the
+ * guard (guard.bpf.h) skips its end too.
+ */
 static __always_inline void on_begin(void *ctx, __u64 addr, __u32 flags)
 {
+	__u32 held, *g;
+
 	if (!is_target(bpf_get_current_pid_tgid() >> 32))
 		return;
+	g = guard_enter(&held);
+	if (!g) {
+		count_lost(&lost.in_probe);
+		return;
+	}
 	if ((flags & (LCB_F_SPIN | LCB_F_MUTEX)) == LCB_F_SPIN)
 		begin_spin(ctx, addr, flags);
 	else
 		begin_task(ctx, addr, flags);
+	guard_leave(g);
 }
 
 /* Add one square to a 128-bit sum: the spread of a caller's estimated wait. */
@@ -473,8 +479,8 @@ static void add_square(struct cont_val *v, __u64 w)
 
 /*
  * A new row is allocated here, once per row. Should that allocation
- * contend, the nested wait is refused at begin (in_end) rather than left
- * pending, since this program cannot re-enter itself to end it.
+ * contend, the nested wait is refused at begin (the guard) rather than
+ * left pending, since this program cannot re-enter itself to end it.
  */
 static void account(const struct cont_key *key, __u64 delta)
 {
@@ -543,15 +549,14 @@ static void end_task(__u64 addr, int ret, __u64 now)
 static __always_inline void on_end(__u64 addr, int ret)
 {
 	__u64 now = bpf_ktime_get_ns();
-	__u32 zero = 0;
+	__u32 zero = 0, held, *g = guard_enter(&held);
 	struct cont_pending_spin *ps = bpf_map_lookup_elem(&pending_spin, &zero);
 
-	if (!ps)
+	if (!g)
 		return;
-	ps->in_end = 1;
-	if (!end_spin(ps, addr, now))
+	if (ps && !end_spin(ps, addr, now))
 		end_task(addr, ret, now);
-	ps->in_end = 0;
+	guard_leave(g);
 }
 
 /* tp_btf: the raw tracepoint arguments, typed through the kernel's BTF. */
