@@ -882,6 +882,72 @@ bool lock_view__hold_complete(const struct lock_view *v)
 	return v->has_hold && v->nheld == v->nlocks;
 }
 
+/* One estimated lock's kept rows while they are scaled to its exact totals. */
+struct row_scale {
+	double sum_count, sum_ns;	/* the rows' estimates */
+	double acc_count, acc_ns;	/* ... up to the row being scaled */
+	uint64_t done_count, done_ns;	/* what the rows before it were given */
+};
+
+/* The share acc / sum of an exact total, less what the rows before were given. */
+static uint64_t scaled(double acc, double sum, uint64_t exact, uint64_t *done)
+{
+	uint64_t upto = sum > 0 ? (uint64_t)llround(acc / sum * (double)exact) : 0;
+	uint64_t mine = upto > *done ? upto - *done : 0;
+
+	*done += mine;
+	return mine;
+}
+
+static void scale_row(struct lock_view_row *r, const struct lock_entry *e, struct row_scale *sc)
+{
+	sc->acc_count += (double)r->v.count;
+	sc->acc_ns += (double)r->v.total_ns;
+	r->v.count = scaled(sc->acc_count, sc->sum_count, e->v.count, &sc->done_count);
+	r->v.total_ns = scaled(sc->acc_ns, sc->sum_ns, e->v.total_ns, &sc->done_ns);
+}
+
+/*
+ * The kept rows of an estimated lock carry Horvitz-Thompson estimates,
+ * whose sum is near the lock's exact count and wait but not on it. An
+ * export draws each lock as the sum of its stacks: there each stack gets
+ * its share of the estimates of the lock's exact totals (the ratio
+ * estimator), so that they add up to them (cumulative rounding).
+ */
+/* The estimated lock a kept row is of, or NULL. */
+static struct lock_entry *estimated_lock(struct lock_view *v, struct htab *index,
+					 const struct lock_view_row *r)
+{
+	uint64_t key = (uint64_t)r->k.name << 32 | r->k.flags;
+	size_t *slot = htab_get(index, &key, NULL);
+
+	return slot && *slot && v->locks[*slot - 1].estimated ? &v->locks[*slot - 1] : NULL;
+}
+
+static int rows_to_lock_totals(struct lock_view *v, struct htab *index)
+{
+	struct row_scale *sc = calloc(v->nlocks ? v->nlocks : 1, sizeof(*sc));
+	struct lock_entry *e;
+	size_t i;
+
+	if (!sc)
+		return -ENOMEM;
+	for (i = 0; i < v->nrows; i++) {
+		e = estimated_lock(v, index, &v->rows[i]);
+		if (!e)
+			continue;
+		sc[e - v->locks].sum_count += (double)v->rows[i].v.count;
+		sc[e - v->locks].sum_ns += (double)v->rows[i].v.total_ns;
+	}
+	for (i = 0; i < v->nrows; i++) {
+		e = estimated_lock(v, index, &v->rows[i]);
+		if (e)
+			scale_row(&v->rows[i], e, &sc[e - v->locks]);
+	}
+	free(sc);
+	return 0;
+}
+
 static int build(struct lock_view *v, const struct profile *p, const struct lock_filter *f, bool keep_rows)
 {
 	const struct lock_row_key *k;
@@ -910,6 +976,8 @@ static int build(struct lock_view *v, const struct profile *p, const struct lock
 		err = add_user_locks(v, &index, f);
 	if (!err)
 		total_held(v);
+	if (!err && keep_rows && !f->caller)
+		err = rows_to_lock_totals(v, &index);
 	htab_free(&given);
 	htab_free(&index);
 	htab_free(&v->estimated);

@@ -116,8 +116,10 @@ struct lock_view {
 	size_t xstrs_cap;
 	bool keep_rows;
 	/*
-	 * With keep_rows: every row that has a caller, as its callers have it
-	 * (estimates where they are): they add up to the callers' figures.
+	 * With keep_rows: every row that has a caller. Where a lock is
+	 * estimated (and no caller filter is on) its rows' count and total_ns
+	 * are their shares of its exact figures, by the ratio of their
+	 * estimates: they add up to the lock's, as exports draw it.
 	 */
 	struct lock_view_row *rows;
 	size_t nrows, rows_cap;
