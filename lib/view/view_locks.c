@@ -924,11 +924,24 @@ static struct lock_entry *estimated_lock(struct lock_view *v, struct htab *index
 	return slot && *slot && v->locks[*slot - 1].estimated ? &v->locks[*slot - 1] : NULL;
 }
 
+/*
+ * A sampled lock none of whose waits carried a stack (a few waits at a
+ * low p): one row, its exact figures under the file's name for them.
+ */
+static int keep_unsampled(struct lock_view *v, const struct lock_entry *e)
+{
+	struct lock_row_key k = { .stack_id = LS_STACK_UNSAMPLED, .name = e->name, .flags = e->flags };
+	int err = intern(v, "[stack not sampled]", &k.caller);
+
+	return err ? err : keep_row(v, &k, &e->v);
+}
+
 static int rows_to_lock_totals(struct lock_view *v, struct htab *index)
 {
 	struct row_scale *sc = calloc(v->nlocks ? v->nlocks : 1, sizeof(*sc));
 	struct lock_entry *e;
 	size_t i;
+	int err = 0;
 
 	if (!sc)
 		return -ENOMEM;
@@ -944,8 +957,11 @@ static int rows_to_lock_totals(struct lock_view *v, struct htab *index)
 		if (e)
 			scale_row(&v->rows[i], e, &sc[e - v->locks]);
 	}
+	for (i = 0; !err && i < v->nlocks; i++)
+		if (v->locks[i].estimated && v->locks[i].v.count && !sc[i].sum_count)
+			err = keep_unsampled(v, &v->locks[i]);
 	free(sc);
-	return 0;
+	return err;
 }
 
 static int build(struct lock_view *v, const struct profile *p, const struct lock_filter *f, bool keep_rows)

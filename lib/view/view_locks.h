@@ -119,7 +119,8 @@ struct lock_view {
 	 * With keep_rows: every row that has a caller. Where a lock is
 	 * estimated (and no caller filter is on) its rows' count and total_ns
 	 * are their shares of its exact figures, by the ratio of their
-	 * estimates: they add up to the lock's, as exports draw it.
+	 * estimates: they add up to the lock's, as exports draw it (a lock
+	 * none of whose waits carried a stack: one row without a stack).
 	 */
 	struct lock_view_row *rows;
 	size_t nrows, rows_cap;

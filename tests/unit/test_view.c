@@ -510,7 +510,7 @@ static void test_view_callers(void **state)
  */
 static void test_view_rows_add_up(void **state)
 {
-	struct cont_row rows[3];
+	struct cont_row rows[4];
 	const struct lock_entry *e;
 	struct lock_view v;
 	struct profile *p;
@@ -523,14 +523,19 @@ static void test_view_rows_add_up(void **state)
 	rows[1].key.shift = 2;
 	rows[2] = fx_row(FX_TASKLIST_LOCK, 3, LCB_F_SPIN, 0, 2, 400, 200, 200);
 	rows[2].key.shift = 1;
-	p = rows_profile(rows, 3);
+	/* a lock none of whose waits carried a stack: one row, exact, no caller */
+	rows[3] = fx_row(FX_ANON_MUTEX, LS_STACK_UNSAMPLED, LCB_F_SPIN, 0, 2, 70, 30, 40);
+	rows[3].key.shift = 3;
+	p = rows_profile(rows, 4);
 	assert_int_equal(lock_view__build_rows(&v, p, &any), 0);
 	e = find_lock(&v, "tasklist_lock", LCB_F_SPIN);
 	assert_non_null(e);
 	assert_true(e->estimated);
 	assert_true(e->v.count == 6 && e->v.total_ns == 3500);
-	assert_int_equal(v.nrows, 3);
-	for (i = 0; i < v.nrows; i++) {
+	assert_int_equal(v.nrows, 4);
+	assert_true(v.rows[3].k.stack_id == LS_STACK_UNSAMPLED);
+	assert_true(v.rows[3].v.count == 2 && v.rows[3].v.total_ns == 70);
+	for (i = 0; i < 3; i++) {
 		count += v.rows[i].v.count;
 		ns += v.rows[i].v.total_ns;
 		/* the rows estimated 3000, 400 and 800 ns: 4200 in all */
