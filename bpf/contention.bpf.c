@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Kernel lock contention: lock:contention_begin/end, aggregated in the
- * kernel per lock x type x kernel stack (x task with -t).
+ * kernel per lock x type x kernel stack x sampling shift x outcome (x task
+ * with -t).
  *
  * contention_end runs with the lock already taken, so every nanosecond
  * spent there lengthens the critical section and feeds more contention:
  * it only takes a timestamp difference and updates a per-CPU row. The
  * stack, the lock's class and the task filter are all done at
  * contention_begin, where the task is about to wait anyway.
+ *
+ * Every wait is counted in its lock's row; a random sample of them also
+ * carries its kernel stack (the caller), each with the probability it was
+ * taken with (2^-shift, in the row's key), so that report can weigh each
+ * sampled wait by 1/p: an unbiased estimate of every caller's waits.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -26,15 +32,24 @@ _Static_assert((LS_PENDING_SPIN_DEPTH & (LS_PENDING_SPIN_DEPTH - 1)) == 0,
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 const volatile __u32 per_task;		/* aggregate per task (-t) */
-const volatile __u64 stack_rate;	/* stacks per second per CPU; 0: every wait */
-const volatile __u32 stack_window_cap;	/* at most this many stacks per window */
+const volatile __u32 stack_rate;	/* stacks a second per CPU; 0: one for every wait */
+const volatile __u64 window_ns;		/* the sampler's window */
+const volatile __u32 window_cap;	/* stacks over the budget before the probability halves */
 
+/* Kernel stacks by the hash of their frames: a caller is never lost to a collision. */
 struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, LS_STACK_DEPTH * sizeof(__u64));
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u64);
+	__type(value, struct cont_stack);
 	__uint(max_entries, 16384);
 } stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct cont_stack);
+	__uint(max_entries, 1);
+} stack_scratch SEC(".maps");
 
 /*
  * Per-CPU rows, allocated on first use: the hot update needs no atomics,
@@ -57,20 +72,25 @@ struct {
 	__uint(max_entries, 1);
 } pending_spin SEC(".maps");
 
-/* Sleeping waits: the task may wake on another CPU. */
+/*
+ * Every other wait is the task's: it may sleep, move to another CPU, and
+ * a mutex's optimistic spin may schedule away. A task waits for one such
+ * lock at a time; its slot costs a lookup, where a TID hash would cost an
+ * insert and a delete per wait.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct cont_pending);
-	__uint(max_entries, 16384);
-} pending_sleep SEC(".maps");
+} task_waits SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__type(key, __u32);
-	__type(value, struct stack_budget);
+	__type(value, struct stack_sampler);
 	__uint(max_entries, 1);
-} stack_budget SEC(".maps");
+} sampler SEC(".maps");
 
 /* Command name per task, for -t. */
 struct {
@@ -121,100 +141,229 @@ static void remember_comm(__u32 tid)
 }
 
 /*
- * Taking a kernel stack is most of contention_begin's cost (about 2 us on
- * a nested-virtualisation guest, 10x the typical spinlock wait), so above
- * stack_rate waits per second per CPU each wait gets a stack with the
- * probability that keeps to that rate, recomputed every window from the
- * previous window's count. Random, not every Nth nor the first after a
- * pause: both would favour callers by their timing. Below the rate every
- * wait has its stack; waits without one are still counted exactly, under
- * LS_STACK_UNSAMPLED.
+ * The stack sampler. A kernel stack costs 0.5 to 2 us, several times a
+ * typical spinlock wait, so each CPU takes about stack_rate a second at
+ * most: a bucket of tokens, one second's worth at most, refilled at that
+ * rate. Each wait carries a stack with probability p = 2^-shift, drawn
+ * independently and recorded with the wait, so that every sampled wait
+ * stands for 1/p waits; p depends on nothing but the past and the wait's
+ * own lock, which keeps those weights unbiased.
+ *
+ * Locks are hashed into LS_SAMPLER_SLOTS strata. In each window a slot's
+ * first `share` waits have p = 1, the next `share` p = 1/2, the next
+ * 2 x share p = 1/4, and so on, down to the p that the slot's rate in the
+ * previous window and its part of the tokens call for: a rare lock's waits
+ * all carry their stack, a busy lock's are sampled at a steady p, and a
+ * burst that ends leaves no p so low that a few waits would stand for
+ * thousands. Stacks owed (taken without a token) lower every p until they
+ * are repaid; a window that runs out of tokens halves every p for each
+ * window_cap stacks more: a storm is sampled at ever lower, recorded,
+ * probabilities, never cut off. The clock is the latest begin's on this
+ * CPU: no clock read of its own.
  */
-#define STACK_WINDOW_NS	10000000ULL
+#define TOKEN		1024ULL	/* tokens count in 1/1024 of a stack */
 #define NSEC_PER_SEC	1000000000ULL
 
-/*
- * The probability for the next window, as a 32-bit threshold: rate x
- * elapsed / events, in fixed point (rate <= 1e6, elapsed <= 0.1 s, so
- * nothing overflows).
- */
-static __u32 stack_threshold(__u64 elapsed, __u32 events)
+static __u32 slot_of(__u64 addr)
 {
-	__u64 t;
+	return (__u32)((addr * 0x9e3779b97f4a7c15ULL) >> 56) & (LS_SAMPLER_SLOTS - 1);
+}
 
-	if (elapsed > 100000000ULL)
-		elapsed = 100000000ULL;
-	if (!events)
-		return ~0U;
-	t = (stack_rate * elapsed << 12) / events;
-	if (t >= NSEC_PER_SEC << 12)
-		return ~0U;
-	return (__u32)((t << 20) / NSEC_PER_SEC);
+static __u32 shift_of(__u64 q)
+{
+	__u32 shift = q > 1 ? log2_slot(q - 1, 64) + 1 : 0;
+
+	return shift < LS_MAX_SHIFT ? shift : LS_MAX_SHIFT;
+}
+
+struct window_ctx {
+	struct stack_sampler *s;
+	__u64 want;		/* stacks the tokens allow this window */
+	__u64 elapsed;		/* the length of the previous window */
+};
+
+/* A slot for the next window: its target from its rate, its count from 0. */
+static long next_slot(__u32 i, void *data)
+{
+	struct window_ctx *c = data;
+	struct sampler_slot *sl;
+	__u64 q;
+
+	if (i >= LS_SAMPLER_SLOTS)
+		return 1;
+	sl = &c->s->slot[i];
+	q = ((__u64)sl->count * c->s->active * window_ns + c->want * c->elapsed - 1) / (c->want * c->elapsed);
+	sl->target = shift_of(q);
+	sl->count = 0;
+	sl->shift = 0;
+	sl->next = c->s->share;
+	return 0;
 }
 
 /*
- * A window that follows a quiet one starts with a high probability; the
- * cap keeps a sudden storm of waits from taking a stack each meanwhile.
+ * Refill: at most a second of tokens, shared equally among the slots that
+ * had waits; stacks taken without one are owed. bpf_loop: the verifier
+ * checks the slots' loop body once.
  */
-static bool may_take_stack(__u64 now)
+static void next_window(struct stack_sampler *s)
 {
-	__u32 zero = 0;
-	struct stack_budget *b;
+	__u64 elapsed = s->last_ns - s->window_start_ns;
+	__s64 full = stack_rate * TOKEN;
+	__s64 tokens = s->tokens + stack_rate * TOKEN * (elapsed < NSEC_PER_SEC ? elapsed : NSEC_PER_SEC) / NSEC_PER_SEC;
+	struct window_ctx c = { .s = s };
+	__u32 active = s->active ? s->active : 1;
+
+	s->tokens = tokens < full ? tokens : full;
+	c.want = s->tokens >= (__s32)TOKEN ? s->tokens / TOKEN : 1;
+	c.elapsed = elapsed > window_ns ? elapsed : window_ns;
+	s->base = s->tokens < 0 ? shift_of(((__u64)-(__s64)s->tokens + TOKEN - 1) / TOKEN + 1) : 0;
+	s->share = c.want > active ? c.want / active : 1;
+	if (s->share > 0xffff)
+		s->share = 0xffff;
+	bpf_loop(LS_SAMPLER_SLOTS, next_slot, &c, 0);
+	s->window_start_ns = s->last_ns;
+	s->active = 0;
+	s->over = 0;
+	s->extra = 0;
+}
+
+/* Take a token for a stack, or owe it (a second's at most): false when none was left. */
+static bool take_token(struct stack_sampler *s)
+{
+	bool had = s->tokens >= (__s32)TOKEN;
+
+	if (s->tokens > -(__s32)(stack_rate * TOKEN))
+		s->tokens -= TOKEN;
+	return had;
+}
+
+/*
+ * One more wait of a slot: past each doubling of its share, p halves, to
+ * its target. A slot's first wait in a window always has its stack, storm
+ * or not: a lock with a few waits among millions of another's then has
+ * its callers (at most 256 stacks a window, the slots).
+ */
+static __u32 slot_shift(struct stack_sampler *s, struct sampler_slot *sl)
+{
+	if (sl->count < 0xffff)
+		sl->count++;
+	s->active += sl->count == 1;
+	if (sl->count == 1)
+		return 0;
+	if (sl->count > sl->next && sl->shift < sl->target) {
+		sl->shift++;
+		sl->next = sl->next < 0x8000 ? sl->next * 2 : 0xffff;
+	}
+	return sl->shift + s->base + s->extra;
+}
+
+/* The shift this wait is sampled with, or -1: no stack. */
+static int sample_shift(struct stack_sampler *s, __u64 addr)
+{
+	__u32 slot = slot_of(addr), shift;
 
 	if (!stack_rate)
-		return true;
-	b = bpf_map_lookup_elem(&stack_budget, &zero);
-	if (!b)
-		return true;
-	if (now - b->window_start_ns >= STACK_WINDOW_NS) {
-		b->threshold = stack_threshold(now - b->window_start_ns, b->events);
-		b->window_start_ns = now;
-		b->events = 0;
-		b->taken = 0;
+		return 0;
+	if (s->last_ns - s->window_start_ns >= window_ns)
+		next_window(s);
+	shift = slot_shift(s, &s->slot[slot]);
+	if (shift > LS_MAX_SHIFT)
+		shift = LS_MAX_SHIFT;
+	if (shift && (bpf_get_prandom_u32() & ((1U << shift) - 1)))
+		return -1;
+	if (!take_token(s) && ++s->over >= window_cap) {
+		s->extra++;
+		s->over = 0;
 	}
-	b->events++;
-	if (b->taken >= stack_window_cap)
-		return false;
-	if (b->threshold != ~0U && bpf_get_prandom_u32() > b->threshold)
-		return false;
-	b->taken++;
-	return true;
+	return shift;
 }
 
-static __s32 take_stack(void *ctx, __u64 now)
+/* Frames mixed into 63 bits; the top bit tells a stack from LS_STACK_NONE/ERR. */
+static __u64 hash_stack(const struct cont_stack *st)
 {
-	long id;
+	__u64 h = 0x9e3779b97f4a7c15ULL ^ st->nr;
+	__u32 i;
 
-	if (!may_take_stack(now))
-		return LS_STACK_UNSAMPLED;
-	id = bpf_get_stackid(ctx, &stacks, 0);
-	if (id >= 0)
-		return id;
-	count_lost(id == -EEXIST ? &lost.stack_collision : &lost.stack_error);
-	return LS_STACK_FAILED;
+	for (i = 0; i < LS_STACK_DEPTH; i++) {
+		if (i >= st->nr)
+			break;
+		h = (h ^ st->ip[i]) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
+	return h | (1ULL << 63);
 }
 
-/* A new wait: everything but the end time, decided while the task waits. */
-static void fill_pending(void *ctx, struct cont_pending *p, __u64 addr, __u32 flags, __u64 now)
+/*
+ * Stacks are keyed by their own hash, not by a stack map's bucket: two
+ * callers whose stacks share a bucket both keep theirs (a stack map
+ * without BPF_F_REUSE_STACKID drops the second, with it the first).
+ */
+static __u64 take_stack(void *ctx)
 {
-	struct cont_key *key = &p->key;
+	__u32 zero = 0;
+	struct cont_stack *st = bpf_map_lookup_elem(&stack_scratch, &zero);
+	long n, err;
+	__u64 h;
 
-	key->lock_addr = addr;
-	key->stack_id = take_stack(ctx, now);
-	key->flags = flags;
-	key->lock_class = classify_lock(addr, flags);
+	if (!st)
+		return LS_STACK_ERR;
+	n = bpf_get_stack(ctx, st->ip, sizeof(st->ip), 0);
+	if (n <= 0) {
+		count_lost(&lost.stack_error);
+		return LS_STACK_ERR;
+	}
+	st->nr = n / sizeof(__u64);
+	h = hash_stack(st);
+	if (bpf_map_lookup_elem(&stacks, &h))
+		return h;
+	err = bpf_map_update_elem(&stacks, &h, st, BPF_NOEXIST);
+	if (err && err != -EEXIST) {
+		count_lost(&lost.stacks_full);
+		return LS_STACK_ERR;
+	}
+	return h;
+}
+
+/* A new wait's key: everything but the end, decided while the task waits. */
+static void fill_key(void *ctx, struct cont_key *k, struct stack_sampler *s, __u64 addr, __u32 flags)
+{
+	int shift = s ? sample_shift(s, addr) : -1;
+
+	k->lock_addr = addr;
+	k->flags = flags;
+	k->lock_class = classify_lock(addr, flags);
+	k->err = 0;
+	k->shift = shift > 0 ? shift : 0;
+	k->stack = shift >= 0 ? take_stack(ctx) : LS_STACK_NONE;
+	k->tgid = 0;
+	k->tid = 0;
 	if (per_task) {
 		__u64 pid_tgid = bpf_get_current_pid_tgid();
 
-		key->tgid = pid_tgid >> 32;
-		key->tid = (__u32)pid_tgid;
-		remember_comm(key->tid);
+		k->tgid = pid_tgid >> 32;
+		k->tid = (__u32)pid_tgid;
+		remember_comm(k->tid);
 	}
-	/*
-	 * The wait is timed from here, after our own work, so that waits with
-	 * and without a stack compare: a stack would add 2 us to a 200 ns wait.
-	 */
-	p->start_ns = key->stack_id == LS_STACK_UNSAMPLED ? now : bpf_ktime_get_ns();
+}
+
+static struct stack_sampler *this_sampler(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&sampler, &zero);
+}
+
+/*
+ * The wait is timed from here, after our own work, sampled or not: a
+ * stack would otherwise add a microsecond to a 200 ns wait.
+ */
+static __u64 start_clock(struct stack_sampler *s)
+{
+	__u64 now = bpf_ktime_get_ns();
+
+	if (s)
+		s->last_ns = now;
+	return now;
 }
 
 /*
@@ -224,80 +373,80 @@ static void fill_pending(void *ctx, struct cont_pending *p, __u64 addr, __u32 fl
  */
 #define STALE_SPIN_NS	1000000000ULL
 
-static void drop_stale_spins(struct cont_pending_spin *ps, __u64 now)
+static bool top_is_stale(const struct cont_pending_spin *ps, __u32 depth, __u64 now)
 {
-	__u32 d = ps->depth;
+	__u32 top = depth - 1;
 
-	if (d == 0 || d > LS_PENDING_SPIN_DEPTH)
-		return;
-	d--;
-	barrier_var(d);
-	if (now - ps->slot[d & (LS_PENDING_SPIN_DEPTH - 1)].start_ns > STALE_SPIN_NS) {
-		count_lost(&lost.stale_begin);
-		ps->depth = 0;
-	}
+	if (depth == 0 || depth > LS_PENDING_SPIN_DEPTH)
+		return false;
+	barrier_var(top);
+	return now - ps->slot[top & (LS_PENDING_SPIN_DEPTH - 1)].start_ns > STALE_SPIN_NS;
 }
 
-static void begin_spin(void *ctx, __u64 addr, __u32 flags, __u64 now)
+static void begin_spin(void *ctx, __u64 addr, __u32 flags)
 {
 	__u32 zero = 0, depth;
 	struct cont_pending_spin *ps = bpf_map_lookup_elem(&pending_spin, &zero);
+	struct stack_sampler *s = this_sampler();
+	struct cont_pending *slot;
 
 	if (!ps)
 		return;
-	drop_stale_spins(ps, now);
 	depth = ps->depth;
 	if (depth >= LS_PENDING_SPIN_DEPTH) {
-		count_lost(&lost.nested_dropped);
-		return;
+		if (!top_is_stale(ps, depth, bpf_ktime_get_ns())) {
+			count_lost(&lost.nested_dropped);
+			return;
+		}
+		count_lost(&lost.stale_begin);
+		depth = 0;
 	}
 	barrier_var(depth);
-	fill_pending(ctx, &ps->slot[depth & (LS_PENDING_SPIN_DEPTH - 1)], addr, flags, now);
+	slot = &ps->slot[depth & (LS_PENDING_SPIN_DEPTH - 1)];
+	fill_key(ctx, &slot->key, s, addr, flags);
+	slot->start_ns = start_clock(s);
+	if (top_is_stale(ps, depth, slot->start_ns)) {
+		count_lost(&lost.stale_begin);
+		ps->slot[0] = *slot;
+		depth = 0;
+	}
 	ps->depth = depth + 1;
 }
 
 /*
- * A mutex first spins on its owner (MUTEX|SPIN, preemption off), then may
- * sleep (a second, nested begin with MUTEX). Move the spinning entry to the
- * sleeping map so the wait is counted once, from its first nanosecond.
+ * The task's wait goes on: a mutex's first waiter spins again
+ * (MUTEX|SPIN after MUTEX) or sleeps again (MUTEX). MUTEX|SPIN twice is
+ * a new wait whose predecessor's end was never seen.
  */
-static bool promote_mutex_spin(__u64 addr, __u32 tid)
+static bool same_wait(__u32 before, __u32 now)
 {
-	__u32 zero = 0, top;
-	struct cont_pending_spin *ps = bpf_map_lookup_elem(&pending_spin, &zero);
-	struct cont_pending p;
-
-	if (!ps || ps->depth == 0 || ps->depth > LS_PENDING_SPIN_DEPTH)
-		return false;
-	top = ps->depth - 1;
-	barrier_var(top);
-	top &= LS_PENDING_SPIN_DEPTH - 1;
-	if (ps->slot[top].key.lock_addr != addr)
-		return false;
-	p = ps->slot[top];
-	p.key.flags = LCB_F_MUTEX;
-	ps->depth = top;
-	if (bpf_map_update_elem(&pending_sleep, &tid, &p, BPF_ANY))
-		count_lost(&lost.pending_full);
-	return true;
+	return !(before & LCB_F_SPIN) || !(now & LCB_F_SPIN);
 }
 
-static void begin_sleep(void *ctx, __u64 addr, __u32 flags, __u64 pid_tgid, __u64 now)
+/*
+ * A continued wait keeps its start, its stack and its sampling; its type
+ * stays MUTEX once it slept (MUTEX & MUTEX|SPIN).
+ */
+static void begin_task(void *ctx, __u64 addr, __u32 flags)
 {
-	__u32 tid = (__u32)pid_tgid;
-	struct cont_pending *old, p = {};
+	struct cont_pending *p = bpf_task_storage_get(&task_waits, bpf_get_current_task_btf(), NULL,
+						      BPF_LOCAL_STORAGE_GET_F_CREATE);
+	struct stack_sampler *s;
 
-	if ((flags & LCB_F_MUTEX) && promote_mutex_spin(addr, tid))
+	if (!p) {
+		count_lost(&lost.pending_full);
 		return;
-	old = bpf_map_lookup_elem(&pending_sleep, &tid);
-	if (old) {
-		if (old->key.lock_addr == addr)
-			return;		/* nested begin on the same lock */
+	}
+	if (p->start_ns) {
+		if (p->key.lock_addr == addr && same_wait(p->key.flags, flags)) {
+			p->key.flags &= flags;
+			return;
+		}
 		count_lost(&lost.stale_begin);
 	}
-	fill_pending(ctx, &p, addr, flags, now);
-	if (bpf_map_update_elem(&pending_sleep, &tid, &p, BPF_ANY))
-		count_lost(&lost.pending_full);
+	s = this_sampler();
+	fill_key(ctx, &p->key, s, addr, flags);
+	p->start_ns = start_clock(s);
 }
 
 /*
@@ -308,23 +457,32 @@ static void begin_sleep(void *ctx, __u64 addr, __u32 flags, __u64 pid_tgid, __u6
  */
 static __always_inline void on_begin(void *ctx, __u64 addr, __u32 flags)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 held, *g;
 
-	if (!is_target(pid_tgid >> 32))
+	if (!is_target(bpf_get_current_pid_tgid() >> 32))
 		return;
 	g = guard_enter(&held);
 	if (!g) {
 		count_lost(&lost.in_probe);
 		return;
 	}
-	__u64 now = bpf_ktime_get_ns();
-
-	if (flags & LCB_F_SPIN)
-		begin_spin(ctx, addr, flags, now);
+	if ((flags & (LCB_F_SPIN | LCB_F_MUTEX)) == LCB_F_SPIN)
+		begin_spin(ctx, addr, flags);
 	else
-		begin_sleep(ctx, addr, flags, pid_tgid, now);
+		begin_task(ctx, addr, flags);
 	guard_leave(g);
+}
+
+/* Add one square to a 128-bit sum: the spread of a caller's estimated wait. */
+static void add_square(struct cont_val *v, __u64 w)
+{
+	__u64 a = w >> 32, b = w & 0xffffffffULL, mid = a * b;
+	__u64 lo = b * b, hi = a * a + (mid >> 31), shifted = mid << 33;
+
+	lo += shifted;
+	hi += lo < shifted;
+	v->sumsq_lo += lo;
+	v->sumsq_hi += hi + (v->sumsq_lo < lo);
 }
 
 /*
@@ -359,6 +517,8 @@ static void account(const struct cont_key *key, __u64 delta)
 	barrier_var(slot);
 	if (slot < LS_HIST_SLOTS)
 		v->hist[slot]++;
+	if (key->shift)
+		add_square(v, delta);
 }
 
 /* Search the per-CPU stack from the top; waits end in LIFO order. */
@@ -380,21 +540,22 @@ static bool end_spin(struct cont_pending_spin *ps, __u64 addr, __u64 now)
 	return false;
 }
 
-static void end_sleep(__u64 addr, __u64 now)
+/* ret < 0: the task gave up (-EINTR, ww_mutex's -EDEADLK): a row of its own. */
+static void end_task(__u64 addr, int ret, __u64 now)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct cont_pending *p = bpf_map_lookup_elem(&pending_sleep, &tid);
+	struct cont_pending *p = bpf_task_storage_get(&task_waits, bpf_get_current_task_btf(), NULL, 0);
 
-	if (!p || p->key.lock_addr != addr) {
+	if (!p || !p->start_ns || p->key.lock_addr != addr) {
 		if (is_target(bpf_get_current_pid_tgid() >> 32))
 			count_lost(&lost.missing_begin);
 		return;
 	}
+	p->key.err = ret < 0 ? -ret : 0;
 	account(&p->key, now - p->start_ns);
-	bpf_map_delete_elem(&pending_sleep, &tid);
+	p->start_ns = 0;
 }
 
-static __always_inline void on_end(__u64 addr)
+static __always_inline void on_end(__u64 addr, int ret)
 {
 	__u64 now = bpf_ktime_get_ns();
 	__u32 zero = 0, held, *g = guard_enter(&held);
@@ -403,7 +564,7 @@ static __always_inline void on_end(__u64 addr)
 	if (!g)
 		return;
 	if (ps && !end_spin(ps, addr, now))
-		end_sleep(addr, now);
+		end_task(addr, ret, now);
 	guard_leave(g);
 }
 
@@ -418,7 +579,7 @@ int BPF_PROG(begin_btf, void *lock, unsigned int flags)
 SEC("tp_btf/contention_end")
 int BPF_PROG(end_btf, void *lock, int ret)
 {
-	on_end((__u64)lock);
+	on_end((__u64)lock, ret);
 	return 0;
 }
 
@@ -433,6 +594,24 @@ int begin_tp(struct trace_event_raw_contention_begin *ctx)
 SEC("tracepoint/lock/contention_end")
 int end_tp(struct trace_event_raw_contention_end *ctx)
 {
-	on_end((__u64)ctx->lock_addr);
+	on_end((__u64)ctx->lock_addr, ctx->ret);
+	return 0;
+}
+
+/*
+ * At the stop, the tasks still waiting: one struct cont_pending each, for
+ * the collector to close at the stop time. Run once, not attached.
+ */
+SEC("iter/task")
+int waiting_tasks(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct cont_pending *p;
+
+	if (!task)
+		return 0;
+	p = bpf_task_storage_get(&task_waits, task, NULL, 0);
+	if (p && p->start_ns)
+		bpf_seq_write(ctx->meta->seq, p, sizeof(*p));
 	return 0;
 }

@@ -9,13 +9,14 @@
 /*
  * Map keys and values of the contention family, shared by
  * bpf/contention.bpf.c and the collector. Only __u32/__u64: no pointers,
- * no bool, explicit padding, sizes asserted in lib/record/collector.c.
+ * no bool, explicit padding, sizes asserted in lib/record/collect_locks.c.
  */
 
 #define LS_STACK_DEPTH		32	/* kernel frames kept per stack */
 #define LS_HIST_SLOTS		40	/* log2(ns) buckets: slot i holds [2^i, 2^(i+1)) ns */
 #define LS_PENDING_SPIN_DEPTH	4	/* nested spinning waits per CPU (task + irq + nmi) */
 #define LS_COMM_LEN		16
+#define LS_MAX_SHIFT		30	/* the lowest sampling probability: 2^-30 */
 
 /* lock:contention_begin flags, include/trace/events/lock.h */
 #define LCB_F_SPIN	(1U << 0)
@@ -35,17 +36,25 @@ enum lock_class {
 	LOCK_CLASS__COUNT,
 };
 
-#define LS_STACK_FAILED		(-1)	/* bpf_get_stackid() failed: counted in lost */
-#define LS_STACK_UNSAMPLED	(-2)	/* over the stack budget: not taken */
+/*
+ * The stack of a row: a key of the stacks map (a hash of the frames, its
+ * top bit set), or one of these. In the profile, rows carry the file's
+ * stack ids instead, with these two negative values.
+ */
+#define LS_STACK_NONE		0ULL	/* not sampled: counted in the lock's totals only */
+#define LS_STACK_ERR		1ULL	/* sampled, but the stack could not be taken */
+#define LS_STACK_FAILED		(-1)	/* file id: sampled, the stack lost */
+#define LS_STACK_UNSAMPLED	(-2)	/* file id: not sampled */
 
 struct cont_key {
 	__u64 lock_addr;
-	__s32 stack_id;		/* or LS_STACK_FAILED / LS_STACK_UNSAMPLED */
+	__u64 stack;		/* LS_STACK_NONE, LS_STACK_ERR or a stacks map key */
 	__u32 flags;		/* contention_begin flags: the lock type */
 	__u32 tgid;		/* 0 unless per-task aggregation (-t) */
 	__u32 tid;		/* 0 unless per-task aggregation (-t) */
 	__u32 lock_class;	/* enum lock_class */
-	__u32 __pad;
+	__u32 shift;		/* a sampled wait: taken with probability 2^-shift */
+	__u32 err;		/* -ret of contention_end: 0 when the lock was taken */
 };
 
 struct cont_val {
@@ -53,12 +62,21 @@ struct cont_val {
 	__u64 total_ns;
 	__u64 min_ns;
 	__u64 max_ns;
+	__u64 sumsq_lo;		/* sum of the squared waits (shift > 0 only), 128 bits */
+	__u64 sumsq_hi;
 	__u32 hist[LS_HIST_SLOTS];
+};
+
+/* A stack in the stacks map: frames innermost first. */
+struct cont_stack {
+	__u32 nr;
+	__u32 __pad;
+	__u64 ip[LS_STACK_DEPTH];
 };
 
 /* A wait in progress, from contention_begin to contention_end. */
 struct cont_pending {
-	__u64 start_ns;
+	__u64 start_ns;		/* 0: none (a task's slot) */
 	struct cont_key key;
 };
 
@@ -68,23 +86,42 @@ struct cont_pending_spin {
 	struct cont_pending slot[LS_PENDING_SPIN_DEPTH];
 };
 
-/* Per-CPU state of the stack sampler (see may_take_stack). */
-struct stack_budget {
-	__u64 window_start_ns;
-	__u32 events;		/* waits begun in this window */
-	__u32 threshold;	/* take a stack when prandom <= threshold */
-	__u32 taken;		/* stacks taken in this window */
-	__u32 __pad;
+#define LS_SAMPLER_SLOTS	256	/* locks hashed into strata, each with its own p */
+
+/* A stratum of the stack sampler: the locks hashed to one slot, on one CPU. */
+struct sampler_slot {
+	__u16 count;		/* its waits in this window (saturating) */
+	__u16 next;		/* at this many, its shift grows by one */
+	__u8 shift;		/* p = 2^-(shift + the sampler's base and extra) */
+	__u8 target;		/* where shift stops: the previous window's rate says so */
+	__u16 __pad;
 };
 
-/* Every way an event can be lost; shown in the report header. */
+/* Per-CPU state of the stack sampler (see sample_shift). */
+struct stack_sampler {
+	__u64 window_start_ns;
+	__u64 last_ns;		/* the clock of the latest wait begun on this CPU */
+	__s32 tokens;		/* stacks this CPU may still take, in 1/1024: a second's at most; < 0: owed */
+	__u32 over;		/* stacks taken without a token in this window */
+	__u32 extra;		/* added to every shift: a storm within the window */
+	__u32 base;		/* added to every shift: stacks owed */
+	__u32 active;		/* slots with waits in this window */
+	__u32 share;		/* each slot's waits at p = 1 before its p halves */
+	struct sampler_slot slot[LS_SAMPLER_SLOTS];
+};
+
+/*
+ * Every way BPF sees an event lost; shown in the report header, with the
+ * events the kernel never ran our programs for (recursion_begin/end, read
+ * from bpf_prog_info by the collector).
+ */
 struct cont_lost {
 	__u64 missing_begin;	/* end without a begin we saw */
 	__u64 nested_dropped;	/* spin nesting deeper than LS_PENDING_SPIN_DEPTH */
-	__u64 stale_begin;	/* a sleeping begin replaced one that never ended */
-	__u64 pending_full;	/* TID map of sleeping waits was full */
-	__u64 stack_collision;	/* stack map bucket held another stack */
-	__u64 stack_error;	/* bpf_get_stackid failed otherwise */
+	__u64 stale_begin;	/* a begin replaced a wait that never ended */
+	__u64 pending_full;	/* no task storage for a sleeping wait */
+	__u64 stacks_full;	/* stacks map full: a sampled wait without its stack */
+	__u64 stack_error;	/* bpf_get_stack failed */
 	__u64 map_full;		/* stats map full: the wait was not counted */
 	__u64 targets_full;	/* a child of the workload could not be followed */
 	__u64 in_probe;		/* a wait begun while one of our programs ran on its CPU */

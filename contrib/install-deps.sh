@@ -9,7 +9,7 @@ set -euo pipefail
 build_pkgs=(make gcc clang llvm bpftool pkg-config libbpf-dev libelf-dev libdw-dev
 	zlib1g-dev libncurses-dev)
 test_pkgs=(libcmocka-dev libclang-rt-dev jq linux-perf util-linux procps golang-go tmux stress-ng
-	g++ binutils dwz libxml2-utils python3 gzip bsdutils)
+	g++ binutils dwz libxml2-utils python3 gzip bsdutils dbench)
 vm_pkgs=(qemu-system-x86 busybox-static cpio gdb)
 
 want=("${build_pkgs[@]}")

@@ -18,7 +18,8 @@ enum {
 	L_ROW, L_NAME, L_TYPE, L_CALLER,
 	L_CONTENDED, L_WAIT_TOTAL, L_WAIT_AVG, L_WAIT_MAX, L_WAIT_MIN, L_P50, L_P99, L_PCT,
 	L_ACQUIRED, L_CON_PCT, L_HOLD_AVG, L_HOLD_MAX, L_UTIL, L_HOLD_TOTAL,
-	L_USER, L__COUNT,
+	L_USER, L_ESTIMATED, L_SAMPLED, L_CONT_CI, L_WAIT_CI,
+	L_CONT_CI_LO, L_CONT_CI_HI, L_WAIT_CI_LO, L_WAIT_CI_HI, L__COUNT,
 };
 
 /*
@@ -48,6 +49,19 @@ static const struct out_col lock_cols[L__COUNT] = {
 	[L_UTIL] = { "util_pct", "UTIL%", COL_PCT, 6, false },
 	[L_HOLD_TOTAL] = { "hold_total_ns", NULL, COL_NS, 0, false },
 	[L_USER] = { "user", NULL, COL_BOOL, 0, false, OUT_TOP },
+	/*
+	 * A caller of a lock whose stacks were sampled: its figures are
+	 * estimates ("~" in text), from the waits that had a stack, with
+	 * their 95 % intervals (JSON pairs, CSV a column each).
+	 */
+	[L_ESTIMATED] = { "estimated", NULL, COL_BOOL, 0, false },
+	[L_SAMPLED] = { "sampled", NULL, COL_U64, 0, false },
+	[L_CONT_CI] = { "contended_ci95", NULL, COL_NUMS, 0, false, OUT_NO_CSV },
+	[L_WAIT_CI] = { "wait_total_ci95_ns", NULL, COL_NUMS, 0, false, OUT_NO_CSV },
+	[L_CONT_CI_LO] = { "contended_ci95_lo", NULL, COL_U64, 0, false, OUT_NO_JSON },
+	[L_CONT_CI_HI] = { "contended_ci95_hi", NULL, COL_U64, 0, false, OUT_NO_JSON },
+	[L_WAIT_CI_LO] = { "wait_total_ci95_lo_ns", NULL, COL_NS, 0, false, OUT_NO_JSON },
+	[L_WAIT_CI_HI] = { "wait_total_ci95_hi_ns", NULL, COL_NS, 0, false, OUT_NO_JSON },
 };
 
 /* Text: the figures, the hold ones before the type, the name last (it has no width). */
@@ -100,20 +114,19 @@ static double util_pct(const struct report *r, const struct hold_val *h)
 }
 
 /*
- * CON% of a row; for the total, only the waits of the locks whose
- * acquisitions were counted: the others have no denominator.
+ * The total's hold figures cover only the locks that have them: on the
+ * TOTAL row when that is every lock, else "-" there and a row of their own.
  */
-static double con_pct(const struct report *r, const struct lock_row_val *v, const struct hold_val *h)
+static const struct hold_val *total_hold(const struct report *r)
 {
-	struct lock_row_val held = { 0 };
-	size_t i;
+	static const struct hold_val none;
 
-	if (h != &r->view.hold_total)
-		return hold_con_pct(v, h);
-	for (i = 0; i < r->view.nlocks; i++)
-		if (r->view.locks[i].h.has_hold)
-			held.count += r->view.locks[i].v.count;
-	return hold_con_pct(&held, h);
+	return lock_view__hold_complete(&r->view) ? &r->view.hold_total : &none;
+}
+
+static bool partial_hold(const struct report *r)
+{
+	return r->view.has_hold && !lock_view__hold_complete(&r->view);
 }
 
 static void put_hold(struct out_table *t, const struct report *r, const struct lock_row_val *v,
@@ -129,18 +142,22 @@ static void put_hold(struct out_table *t, const struct report *r, const struct l
 		return;
 	}
 	out_table__u64(t, h->acquired);
-	out_table__pct(t, con_pct(r, v, h));
+	out_table__pct(t, hold_con_pct(v, h));
 	out_table__ns(t, h->held ? h->hold_ns / h->held : 0);
 	out_table__ns(t, h->hold_max_ns);
 	out_table__pct(t, util_pct(r, h));
 	out_table__ns(t, h->hold_ns);
 }
 
-/* From contended to the hold columns. */
+/* From contended to the hold columns; approx: count and total are estimates. */
 static void put_values(struct out_table *t, const struct report *r, const struct lock_row_val *v,
-		       const struct hold_val *h)
+		       const struct hold_val *h, bool approx)
 {
+	if (approx)
+		out_table__approx(t);
 	out_table__u64(t, v->count);
+	if (approx)
+		out_table__approx(t);
 	out_table__ns(t, v->total_ns);
 	out_table__ns(t, row_avg(v));
 	out_table__ns(t, v->max_ns);
@@ -151,29 +168,107 @@ static void put_values(struct out_table *t, const struct report *r, const struct
 	put_hold(t, r, v, h);
 }
 
-/* A lock's row (c NULL) or one of its callers'. */
+/* A caller's sample and the 95 % intervals of its estimates; none where it is exact. */
+static void put_estimate(struct out_table *t, const struct lock_entry *e, const struct lock_part *c,
+			 bool estimated)
+{
+	double cont[2], wait[2];
+	int i;
+
+	out_table__bool(t, estimated);
+	if (!c || !e->estimated) {
+		for (i = L_SAMPLED; i <= L_WAIT_CI_HI; i++)
+			out_table__none(t);
+		return;
+	}
+	out_table__u64(t, c->est.sampled);
+	lock_part__ci95(e, c, false, &cont[0], &cont[1]);
+	lock_part__ci95(e, c, true, &wait[0], &wait[1]);
+	for (i = 0; i < 2; i++) {
+		cont[i] = llround(cont[i]);
+		wait[i] = llround(wait[i]);
+	}
+	out_table__nums(t, cont, 2);
+	out_table__nums(t, wait, 2);
+	out_table__u64(t, cont[0]);
+	out_table__u64(t, cont[1]);
+	out_table__ns(t, wait[0]);
+	out_table__ns(t, wait[1]);
+}
+
+/*
+ * A lock's row (c NULL) or one of its callers'. A lock's own figures are
+ * exact, but for a caller filter over a sampled lock (a sum of estimates).
+ */
 static void put_row(struct out_table *t, const struct report *r, const struct lock_entry *e,
 		    const struct lock_part *c)
 {
+	bool estimated = e->estimated && (c || r->o.filter.caller);
+
 	out_table__row_begin(t, c ? 1 : 0);
 	out_table__str(t, c ? "caller" : "lock");
 	out_table__str(t, lock_view__str(&r->view, e->name));
 	out_table__str(t, lock_type_name(e->flags));
 	out_table__str(t, c ? lock_view__str(&r->view, c->caller) : NULL);
-	put_values(t, r, c ? &c->v : &e->v, c ? &c->h : &e->h);
+	put_values(t, r, c ? &c->v : &e->v, c ? &c->h : &e->h, estimated);
 	out_table__bool(t, lock_type_is_user(e->flags));
+	put_estimate(t, e, c, estimated);
 	out_table__row_end(t);
 }
 
+/* Text and CSV: its waits that ended without the lock, a row per errno ("[gave up: EINTR]"). */
+static void put_gave_up(struct out_table *t, const struct report *r, const struct lock_entry *e)
+{
+	static const struct hold_val none;
+	char buf[32], name[64];
+	const char *err;
+	size_t g;
+
+	for (g = 0; g < e->ngave_up; g++) {
+		err = lock_errno_name(e->gave_up[g].err, buf, sizeof(buf));
+		snprintf(name, sizeof(name), "[gave up: %s]", err);
+		out_table__row_begin(t, 1);
+		out_table__str(t, "gave_up");
+		out_table__str(t, lock_view__str(&r->view, e->name));
+		out_table__str(t, lock_type_name(e->flags));
+		out_table__text(t, name);
+		out_table__str(t, err);
+		put_values(t, r, &e->gave_up[g].v, &none, false);
+		out_table__bool(t, lock_type_is_user(e->flags));
+		out_table__bool(t, false);
+		out_table__row_end(t);
+	}
+}
+
+/* One total row: label in text, kind in CSV. */
+static void put_total_row(struct out_table *t, const struct report *r, const char *label, const char *kind,
+			  const struct lock_row_val *v, const struct hold_val *h)
+{
+	out_table__total_begin(t, label);
+	out_table__str(t, kind);
+	out_table__none(t);
+	out_table__none(t);
+	out_table__none(t);
+	put_values(t, r, v, h, r->view.total_estimated);
+	out_table__none(t);
+	out_table__bool(t, r->view.total_estimated);
+	out_table__row_end(t);
+}
+
+/*
+ * TOTAL; where only some locks have hold data, its hold columns are "-"
+ * and text and CSV add the total of those locks (JSON has each lock's).
+ */
 static void put_total(struct out_table *t, const struct report *r)
 {
-	out_table__total_begin(t, "TOTAL");
-	out_table__str(t, "total");
-	out_table__none(t);
-	out_table__none(t);
-	out_table__none(t);
-	put_values(t, r, &r->view.total, &r->view.hold_total);
-	out_table__row_end(t);
+	char label[96];
+
+	put_total_row(t, r, "TOTAL", "total", &r->view.total, total_hold(r));
+	if (!partial_hold(r) || r->o.format == OUT_JSON)
+		return;
+	snprintf(label, sizeof(label), "TOTAL of the %zu lock%s with hold data", r->view.nheld,
+		 r->view.nheld == 1 ? "" : "s");
+	put_total_row(t, r, label, "total_with_hold", &r->view.held_total, &r->view.hold_total);
 }
 
 static void print_hist(const struct lock_row_val *v)
@@ -207,7 +302,8 @@ static void print_stacks(const struct report *r, const struct lock_entry *e)
 		const struct stack *st = profile__stack(r->p, s->stack_id);
 
 		fmt_ns(total, sizeof(total), s->v.total_ns);
-		printf("      stack: %" PRIu64 " contended, %s waited\n", s->v.count, total);
+		printf("      stack: %s%" PRIu64 " contended, %s%s waited\n", e->estimated ? "~" : "", s->v.count,
+		       e->estimated ? "~" : "", total);
 		if (!st) {
 			printf("          [stack not captured]\n");
 			continue;
@@ -238,6 +334,28 @@ static void print_hold_note(const struct report *r)
 	else
 		printf("# acquisitions, CON%%, hold times, UTIL%%: not measured (mmap_lock=%s, hold=%s)\n#\n",
 		       ml, hl);
+}
+
+/* Where callers are estimates: how many waits carried a stack. */
+static void print_estimate_note(const struct report *r)
+{
+	uint64_t sampled = 0, waits = 0;
+	size_t i, c;
+
+	for (i = 0; i < r->view.nlocks; i++) {
+		const struct lock_entry *e = &r->view.locks[i];
+
+		if (!e->estimated)
+			continue;
+		waits += e->v.count;
+		for (c = 0; c < e->ncallers; c++)
+			sampled += e->callers[c].est.sampled;
+	}
+	if (!waits)
+		return;
+	printf("# callers: \"~\" marks estimates from the %" PRIu64 " of %" PRIu64 " waits that carried a "
+	       "stack (--stack-rate %s); each lock's own figures count every wait\n#\n",
+	       sampled, waits, profile__meta_or(r->p, "stack_rate", "?"));
 }
 
 /* Uprobes detached over their budget measured the start of the run only. */
@@ -288,6 +406,7 @@ static void json_stacks(struct json_writer *jw, const struct report *r, const st
 
 		jw_start_object(jw);
 		jw_string_field(jw, "caller", lock_view__str(&r->view, e->stacks[i].caller));
+		jw_bool_field(jw, "estimated", e->estimated);
 		jw_u64_field(jw, "contended", e->stacks[i].v.count);
 		jw_u64_field(jw, "wait_total_ns", e->stacks[i].v.total_ns);
 		jw_name(jw, "frames");
@@ -297,6 +416,26 @@ static void json_stacks(struct json_writer *jw, const struct report *r, const st
 			jw_string(jw, sym);
 		}
 		jw_end_array(jw);
+		jw_end_object(jw);
+	}
+	jw_end_array(jw);
+}
+
+static void json_gave_up(struct json_writer *jw, const struct lock_entry *e)
+{
+	char err[32];
+	size_t g;
+
+	jw_start_array(jw);
+	for (g = 0; g < e->ngave_up; g++) {
+		const struct lock_row_val *v = &e->gave_up[g].v;
+
+		jw_start_object(jw);
+		jw_string_field(jw, "error", lock_errno_name(e->gave_up[g].err, err, sizeof(err)));
+		jw_u64_field(jw, "errno", e->gave_up[g].err);
+		jw_u64_field(jw, "waits", v->count);
+		jw_u64_field(jw, "wait_total_ns", v->total_ns);
+		jw_u64_field(jw, "wait_max_ns", v->max_ns);
 		jw_end_object(jw);
 	}
 	jw_end_array(jw);
@@ -314,6 +453,8 @@ static void put_details(struct out_table *t, const struct report *r, const struc
 			print_stacks(r, e);
 		return;
 	}
+	if ((jw = out_table__extra(t, "gave_up")))
+		json_gave_up(jw, e);
 	if (r->o.hist && (jw = out_table__extra(t, "hist")))
 		json_hist(jw, &e->v);
 	if (r->o.stacks && (jw = out_table__extra(t, "stacks")))
@@ -338,6 +479,8 @@ static void print_rows(struct out_doc *d, const struct report *r)
 		put_row(t, r, e, NULL);
 		for (c = 0; c < e->ncallers; c++)
 			put_row(t, r, e, &e->callers[c]);
+		if (r->o.format != OUT_JSON)
+			put_gave_up(t, r, e);
 		put_details(t, r, e);
 	}
 	put_total(t, r);
@@ -352,6 +495,7 @@ int print_locks(const struct report *r)
 		return -ENOMEM;
 	if (r->o.format == OUT_TEXT) {
 		print_hold_note(r);
+		print_estimate_note(r);
 		print_uprobes_note(r);
 	}
 	print_rows(d, r);

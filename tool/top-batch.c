@@ -81,13 +81,15 @@ static void json_header(struct json_writer *jw, const struct top_snap *s)
 	{ span ".wait_pct_cpu", NULL, COL_PCT }
 
 enum { S_CONT, S_WAIT, S_AVG, S_MAX, S_CONT_RATE, S_WAIT_RATE, S_PCT, S__COUNT };
-enum { K_NAME, K_TYPE, K_CALLER, K_SYMBOL, K_IV, K_CUM = K_IV + S__COUNT, K__COUNT = K_CUM + S__COUNT };
+enum { K_NAME, K_TYPE, K_CALLER, K_SYMBOL, K_ESTIMATED, K_IV, K_CUM = K_IV + S__COUNT, K__COUNT = K_CUM + S__COUNT };
 
 static struct out_col lock_cols[K__COUNT] = {
 	[K_NAME] = { "name", "lock / caller", COL_STR, 0, true, OUT_TOP },
 	[K_TYPE] = { "type", "type", COL_STR, 11, false, OUT_TOP },
 	[K_CALLER] = { "caller", NULL, COL_STR, 0, false, OUT_TOP },	/* the one that waited most */
 	[K_SYMBOL] = { "symbol", NULL, COL_STR, 0, false, OUT_SUB },
+	/* a caller's figures from the sampled stacks, each weighed by 1/p: "~" in text */
+	[K_ESTIMATED] = { "estimated", NULL, COL_BOOL, 0, false, OUT_SUB },
 	SPAN_COLS("interval"),
 	SPAN_COLS("cumulative"),
 };
@@ -128,13 +130,23 @@ static struct out_table *lock_table(struct out_doc *d)
 	return t;
 }
 
-static void put_span(struct out_table *t, const struct top_stat *st, uint64_t span, unsigned int cpus)
+/* approx: estimates (a sampled caller's), whose counts and sums text marks "~". */
+static void put_span(struct out_table *t, const struct top_stat *st, uint64_t span, unsigned int cpus,
+		     bool approx)
 {
+	if (approx)
+		out_table__approx(t);
 	out_table__u64(t, st->count);
+	if (approx)
+		out_table__approx(t);
 	out_table__ns(t, st->total_ns);
 	out_table__ns(t, stat_avg(st));
 	out_table__ns(t, st->max_ns);
+	if (approx)
+		out_table__approx(t);
 	out_table__num(t, per_s(st->count, span));
+	if (approx)
+		out_table__approx(t);
 	out_table__num(t, per_s(st->total_ns, span));
 	out_table__pct(t, wait_pct(st->total_ns, span, cpus));
 }
@@ -148,8 +160,12 @@ static void put_lock(struct out_table *t, const struct top_snap *s, const struct
 	out_table__str(t, l->type);
 	out_table__str(t, l->caller);
 	out_table__str(t, c ? c->name : NULL);
-	put_span(t, c ? &c->iv : &l->iv, s->iv_ns, s->cpus);
-	put_span(t, c ? &c->cum : &l->cum, s->cum_ns, s->cpus);
+	if (c)
+		out_table__bool(t, c->estimated);
+	else
+		out_table__none(t);
+	put_span(t, c ? &c->iv : &l->iv, s->iv_ns, s->cpus, c && c->estimated);
+	put_span(t, c ? &c->cum : &l->cum, s->cum_ns, s->cpus, c && c->estimated);
 	out_table__row_end(t);
 }
 
@@ -167,8 +183,9 @@ static void put_locks(struct out_doc *d, const struct top *t, const struct top_s
 		out_table__none(ot);
 		out_table__none(ot);
 		out_table__none(ot);
-		put_span(ot, &s->locks_iv, s->iv_ns, s->cpus);
-		put_span(ot, &s->locks_cum, s->cum_ns, s->cpus);
+		out_table__none(ot);
+		put_span(ot, &s->locks_iv, s->iv_ns, s->cpus, false);
+		put_span(ot, &s->locks_cum, s->cum_ns, s->cpus, false);
 		out_table__row_end(ot);
 	}
 	for (i = 0; i < shown(t, s->nlocks); i++) {

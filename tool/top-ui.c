@@ -543,7 +543,7 @@ static void draw_detail(struct top *t)
 		const struct top_caller *c = &l->callers[i];
 
 		lock_cells(s, cells, &c->iv, &c->cum, "", "", c->name);
-		snprintf(cells[LC_NAME], CELL, "  caller");
+		snprintf(cells[LC_NAME], CELL, c->estimated ? "  caller (~)" : "  caller");
 		layout_line(&L, cells, line, sizeof(line));
 		pager_put(&p, A_NORMAL, "%s", line);
 	}

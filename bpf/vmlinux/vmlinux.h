@@ -227,6 +227,20 @@ struct trace_event_raw_page_cache_ra_order {
 	unsigned int size;
 };
 
+/* A task iterator's context: the contention family reads the waits still open at the stop. */
+struct seq_file;
+
+struct bpf_iter_meta {
+	struct seq_file *seq;
+	__u64 session_id;
+	__u64 seq_num;
+};
+
+struct bpf_iter__task {
+	struct bpf_iter_meta *meta;
+	struct task_struct *task;
+};
+
 /* Kernel register names, as bpf_tracing.h expects when __VMLINUX_H__ is set. */
 struct pt_regs {
 	unsigned long r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;

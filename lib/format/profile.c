@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +160,7 @@ void lock_row_merge(struct lock_row_val *dst, const struct lock_row_val *src)
 		dst->max_ns = src->max_ns;
 	dst->count += src->count;
 	dst->total_ns += src->total_ns;
+	dst->sumsq += src->sumsq;
 	for (i = 0; i < LS_HIST_SLOTS; i++)
 		dst->hist[i] += src->hist[i];
 }
@@ -179,33 +181,128 @@ static int read_row_hist(struct cursor *c, struct lock_row_val *v)
 	return c->err ? -EBADMSG : 0;
 }
 
-static int read_row(struct profile *p, struct cursor *c)
+static int parse_row(const struct profile *p, struct cursor *c, struct lock_row_key *k,
+		     struct lock_row_val *v)
 {
-	struct lock_row_key k = { 0 };
-	struct lock_row_val v = { 0 }, *dst;
+	memset(k, 0, sizeof(*k));
+	memset(v, 0, sizeof(*v));
+	k->lock_addr = cursor_varint(c);
+	k->flags = cursor_varint(c);
+	k->stack_id = (int32_t)cursor_svarint(c);
+	k->tgid = cursor_varint(c);
+	k->tid = cursor_varint(c);
+	k->name = cursor_varint(c);
+	k->caller = cursor_varint(c);
+	k->comm = cursor_varint(c);
+	v->count = cursor_varint(c);
+	v->total_ns = cursor_varint(c);
+	v->min_ns = cursor_varint(c);
+	v->max_ns = cursor_varint(c);
+	if (c->err || !valid_str(p, k->name) || !valid_str(p, k->caller) || !valid_str(p, k->comm))
+		return -EBADMSG;
+	return read_row_hist(c, v);
+}
 
-	k.lock_addr = cursor_varint(c);
-	k.flags = cursor_varint(c);
-	k.stack_id = (int32_t)cursor_svarint(c);
-	k.tgid = cursor_varint(c);
-	k.tid = cursor_varint(c);
-	k.name = cursor_varint(c);
-	k.caller = cursor_varint(c);
-	k.comm = cursor_varint(c);
-	v.count = cursor_varint(c);
-	v.total_ns = cursor_varint(c);
-	v.min_ns = cursor_varint(c);
-	v.max_ns = cursor_varint(c);
-	if (c->err || !valid_str(p, k.name) || !valid_str(p, k.caller) || !valid_str(p, k.comm))
-		return -EBADMSG;
-	if (read_row_hist(c, &v))
-		return -EBADMSG;
-	if (!v.count)
+static int merge_row(struct profile *p, const struct lock_row_key *k, const struct lock_row_val *v)
+{
+	struct lock_row_val *dst;
+
+	if (!v->count)
 		return 0;
-	dst = htab_get(&p->rows, &k, NULL);
+	dst = htab_get(&p->rows, k, NULL);
 	if (!dst)
 		return -ENOMEM;
-	lock_row_merge(dst, &v);
+	lock_row_merge(dst, v);
+	return 0;
+}
+
+/* How a row was sampled and how its waits ended (format 1.1, after the rows). */
+struct row_sampling {
+	uint64_t shift;
+	uint64_t err;
+	uint64_t sumsq_lo;
+	uint64_t sumsq_hi;
+};
+
+#define MAX_ERRNO	4095
+
+static int read_sampling(struct cursor *c, uint64_t n, struct row_sampling **out)
+{
+	uint64_t i, nx = cursor_varint(c);
+	struct row_sampling *rs;
+
+	if (c->err || nx != n || n > (uint64_t)(c->end - c->p))
+		return -EBADMSG;
+	rs = calloc(n ? n : 1, sizeof(*rs));
+	if (!rs)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		rs[i].shift = cursor_varint(c);
+		rs[i].err = cursor_varint(c);
+		rs[i].sumsq_lo = cursor_varint(c);
+		rs[i].sumsq_hi = cursor_varint(c);
+		if (c->err || rs[i].shift > LS_MAX_SHIFT || rs[i].err > MAX_ERRNO) {
+			free(rs);
+			return -EBADMSG;
+		}
+	}
+	*out = rs;
+	return 0;
+}
+
+/*
+ * The rows are read twice: once to find what follows them, once to add
+ * them up with it. Without it (format 1.0) *rs stays NULL.
+ */
+static int read_rows_sampling(const struct profile *p, struct cursor c, uint64_t n,
+			      struct row_sampling **rs)
+{
+	struct lock_row_key k;
+	struct lock_row_val v;
+	uint64_t i;
+	int err = 0;
+
+	*rs = NULL;
+	for (i = 0; i < n && !err; i++)
+		err = parse_row(p, &c, &k, &v);
+	if (err || c.p == c.end)
+		return err;
+	return read_sampling(&c, n, rs);
+}
+
+static void apply_sampling(const struct row_sampling *rs, struct lock_row_key *k, struct lock_row_val *v)
+{
+	k->shift = rs->shift;
+	k->err = rs->err;
+	v->sumsq = ldexp((double)rs->sumsq_hi, 64) + (double)rs->sumsq_lo;
+}
+
+static int read_lock_bucket(struct profile *p, struct cursor *c)
+{
+	uint64_t t0 = cursor_varint(c), t1 = cursor_varint(c), n = cursor_varint(c), i;
+	struct row_sampling *rs;
+	struct lock_row_key k;
+	struct lock_row_val v;
+	int err;
+
+	if (c->err || t1 < t0 || n > (uint64_t)(c->end - c->p))
+		return -EBADMSG;
+	err = read_rows_sampling(p, *c, n, &rs);
+	for (i = 0; i < n && !err; i++) {
+		err = parse_row(p, c, &k, &v);
+		if (!err && rs)
+			apply_sampling(&rs[i], &k, &v);
+		if (!err)
+			err = merge_row(p, &k, &v);
+	}
+	if (rs)
+		p->lock_sampling = true;
+	free(rs);
+	if (err)
+		return err;
+	p->nbuckets++;
+	if (t1 > p->last_bucket_end_ns)
+		p->last_bucket_end_ns = t1;
 	return 0;
 }
 
@@ -504,7 +601,7 @@ static int read_chunk(struct profile *p, const struct store_chunk *ch)
 	case CHUNK_STACKS:
 		return read_stacks(p, &c);
 	case CHUNK_LOCKSTAT:
-		return read_bucket(p, &c, read_row, &p->nbuckets);
+		return read_lock_bucket(p, &c);
 	case CHUNK_END:
 		return read_end(p, &c);
 	case CHUNK_SAMPLES:

@@ -19,8 +19,19 @@
  */
 
 /* One aggregated contention row as the collector hands it over. */
+struct cont_row_key {
+	uint64_t lock_addr;
+	int32_t stack_id;	/* the file's stack id, or LS_STACK_FAILED / LS_STACK_UNSAMPLED */
+	uint32_t flags;		/* contention_begin flags: the lock type */
+	uint32_t tgid;		/* 0 unless per-task aggregation (-t) */
+	uint32_t tid;
+	uint32_t lock_class;	/* enum lock_class */
+	uint32_t shift;		/* a sampled row: each wait taken with probability 2^-shift */
+	uint32_t err;		/* the waits ended without the lock: errno (EINTR, EDEADLK) */
+};
+
 struct cont_row {
-	struct cont_key key;
+	struct cont_row_key key;
 	struct cont_val val;	/* the delta for this bucket */
 	char comm[LS_COMM_LEN];	/* with -t */
 };
@@ -104,6 +115,8 @@ struct lock_row_key {
 	uint32_t name;		/* string ids */
 	uint32_t caller;
 	uint32_t comm;
+	uint32_t shift;		/* a sampled row: each wait taken with probability 2^-shift */
+	uint32_t err;		/* the waits ended without the lock: errno; 0 acquired */
 	uint32_t __pad;
 };
 
@@ -113,6 +126,7 @@ struct lock_row_val {
 	uint64_t min_ns;
 	uint64_t max_ns;
 	uint64_t hist[LS_HIST_SLOTS];
+	double sumsq;		/* the squared waits, summed where shift > 0 */
 };
 
 struct kv {
@@ -181,6 +195,12 @@ struct profile {
 	struct htab stacks;	/* int32 id -> struct stack */
 	struct ksyms ksyms;
 	struct htab rows;	/* lock_row_key -> lock_row_val */
+	/*
+	 * The LOCKSTAT chunks say how each sampled row was sampled (files
+	 * before 1.1 do not): rows without a stack are counted in their
+	 * lock's totals, never as a caller.
+	 */
+	bool lock_sampling;
 	struct htab samples;	/* sample_row_key -> uint64 count */
 	uint64_t nsample_buckets;
 	struct mapping *maps;

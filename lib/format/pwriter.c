@@ -177,7 +177,7 @@ static uint32_t caller_of(struct pwriter *w, uint64_t *frames, int n)
  * the whole profile, which a writer cannot know yet. A name, once given,
  * never changes within a recording.
  */
-static uint32_t lock_name(struct pwriter *w, const struct cont_key *k)
+static uint32_t lock_name(struct pwriter *w, const struct cont_row_key *k)
 {
 	const char *cls = lock_class_name(k->lock_class);
 	const struct ksym *sym;
@@ -202,7 +202,7 @@ static uint32_t lock_name(struct pwriter *w, const struct cont_key *k)
 	return *id - 1;
 }
 
-static uint32_t row_caller(struct pwriter *w, const struct cont_key *k)
+static uint32_t row_caller(struct pwriter *w, const struct cont_row_key *k)
 {
 	uint64_t frames[LS_STACK_DEPTH];
 	int n, inserted;
@@ -287,6 +287,24 @@ static int flush_list(struct pwriter *w, uint32_t type, uint32_t flags, struct b
 	return err;
 }
 
+/*
+ * How each row was sampled and how its waits ended, after the rows: a
+ * reader older than format 1.1 ignores it (bytes after the fields it
+ * knows) and reads the rows as before.
+ */
+static void put_row_sampling(struct buf *b, const struct cont_row *rows, size_t nrows)
+{
+	size_t i;
+
+	buf_put_varint(b, nrows);
+	for (i = 0; i < nrows; i++) {
+		buf_put_varint(b, rows[i].key.shift);
+		buf_put_varint(b, rows[i].key.err);
+		buf_put_varint(b, rows[i].val.sumsq_lo);
+		buf_put_varint(b, rows[i].val.sumsq_hi);
+	}
+}
+
 int pwriter__bucket(struct pwriter *w, uint64_t t0_ns, uint64_t t1_ns,
 		    const struct cont_row *rows, size_t nrows)
 {
@@ -300,6 +318,7 @@ int pwriter__bucket(struct pwriter *w, uint64_t t0_ns, uint64_t t1_ns,
 	buf_put_varint(&b, nrows);
 	for (i = 0; i < nrows; i++)
 		put_row(w, &b, &rows[i], lock_name(w, &rows[i].key), row_caller(w, &rows[i].key));
+	put_row_sampling(&b, rows, nrows);
 	err = pw_flush_then(w, CHUNK_LOCKSTAT, CHUNK_F_CRITICAL, &b);
 	buf_free(&b);
 	return err;

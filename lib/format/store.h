@@ -12,7 +12,7 @@
  */
 #define LKST_MAGIC		"LKSTAT\0\n"
 #define LKST_MAJOR		1
-#define LKST_MINOR		0
+#define LKST_MINOR		1
 #define LKST_HEADER_LEN		64
 #define LKST_CHUNK_HDR_LEN	16	/* type, flags, payload length */
 #define LKST_CHUNK_TRAILER_LEN	4	/* CRC-32 */

@@ -113,6 +113,8 @@ void out_table__u64(struct out_table *t, unsigned long long v);
 void out_table__ns(struct out_table *t, unsigned long long ns);
 void out_table__pct(struct out_table *t, double pct);	/* nan/inf = none */
 void out_table__hex(struct out_table *t, unsigned long long v);	/* COL_HEX, COL_ADDR */
+/* The next value is an estimate: text writes it "~value"; CSV and JSON as they are. */
+void out_table__approx(struct out_table *t);
 void out_table__bool(struct out_table *t, bool v);
 void out_table__num(struct out_table *t, double v);	/* COL_NUM, COL_RATE, COL_NS_RATE; nan = none */
 void out_table__nums(struct out_table *t, const double *v, size_t n);	/* COL_NUMS */

@@ -23,6 +23,7 @@ struct cell {
 	double *list;		/* COL_NUMS, owned */
 	size_t nlist;
 	char *text;		/* the text form given, owned */
+	bool approx;		/* an estimate: "~" before it in text */
 };
 
 enum row_kind { ROW_TOP, ROW_CHILD, ROW_TOTAL };
@@ -45,6 +46,7 @@ struct out_table {
 	int depth;
 	int col;		/* the column the next value fills */
 	char *next_text;	/* out_table__text() for the next value */
+	bool next_approx;	/* out_table__approx() for the next value */
 	const char *label;	/* of the total row */
 	bool pretty;
 	/* JSON */
@@ -254,9 +256,9 @@ static unsigned long long rounded(double v)
 	return v > 0 ? (unsigned long long)(v + 0.5) : 0;
 }
 
-/* A set value as text (for_text) or CSV; NULL: none. */
-static const char *flat_value(const struct out_col *c, const struct cell *v, bool for_text,
-			      char *buf, size_t len)
+/* A set value as text (for_text) or CSV, without its estimate mark; NULL: none. */
+static const char *flat_value_raw(const struct out_col *c, const struct cell *v, bool for_text,
+				  char *buf, size_t len)
 {
 	bool num = c->type == COL_PCT || c->type == COL_NUM || c->type == COL_RATE || c->type == COL_NS_RATE;
 
@@ -300,6 +302,21 @@ static const char *flat_value(const struct out_col *c, const struct cell *v, boo
 		snprintf(buf, len, "%llu", v->u);
 		return buf;
 	}
+}
+
+/* A set value as text (for_text) or CSV; NULL: none. An estimate is "~value" in text. */
+static const char *flat_value(const struct out_col *c, const struct cell *v, bool for_text,
+			      char *buf, size_t len)
+{
+	char raw[128];
+	const char *s;
+
+	if (!for_text || !v->approx)
+		return flat_value_raw(c, v, for_text, buf, len);
+	s = flat_value_raw(c, v, for_text, raw, sizeof(raw));
+	if (s)
+		snprintf(buf, len, "~%s", s);
+	return s ? buf : NULL;
 }
 
 static void csv_key(FILE *f, bool first, const struct out_col *c)
@@ -402,6 +419,7 @@ static void clear_cells(struct out_table *t)
 	}
 	free(t->next_text);
 	t->next_text = NULL;
+	t->next_approx = false;
 }
 
 /* The cell the next value fills, NULL when the row is already full. */
@@ -418,8 +436,15 @@ static struct cell *take_col(struct out_table *t, int type)
 	(void)type;	/* only assert() looks at it */
 	v = &t->cells[t->col++];
 	v->text = t->next_text;
+	v->approx = t->next_approx;
 	t->next_text = NULL;
+	t->next_approx = false;
 	return v;
+}
+
+void out_table__approx(struct out_table *t)
+{
+	t->next_approx = true;
 }
 
 void out_table__text(struct out_table *t, const char *text)

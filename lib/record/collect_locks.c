@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "base/buf.h"
@@ -14,24 +15,35 @@
 #include "record/lockname.h"
 #include "contention.skel.h"
 
-_Static_assert(sizeof(struct cont_key) == 32, "cont_key layout is shared with BPF");
-_Static_assert(sizeof(struct cont_val) == 32 + 4 * LS_HIST_SLOTS, "cont_val layout is shared with BPF");
-_Static_assert(sizeof(struct cont_pending) == 40, "cont_pending layout is shared with BPF");
-_Static_assert(sizeof(struct cont_pending_spin) == 8 + 40 * LS_PENDING_SPIN_DEPTH, "cont_pending_spin layout");
+_Static_assert(sizeof(struct cont_key) == 40, "cont_key layout is shared with BPF");
+_Static_assert(sizeof(struct cont_val) == 48 + 4 * LS_HIST_SLOTS, "cont_val layout is shared with BPF");
+_Static_assert(sizeof(struct cont_stack) == 8 + 8 * LS_STACK_DEPTH, "cont_stack layout is shared with BPF");
+_Static_assert(sizeof(struct cont_pending) == 48, "cont_pending layout is shared with BPF");
+_Static_assert(sizeof(struct cont_pending_spin) == 8 + 48 * LS_PENDING_SPIN_DEPTH, "cont_pending_spin layout");
+_Static_assert(sizeof(struct stack_sampler) == 40 + 8 * LS_SAMPLER_SLOTS, "stack_sampler layout is shared with BPF");
 
+/* BPF's counters, in struct cont_lost's order, then the kernel's skips of our programs. */
 static const char *const lost_names[] = {
 	"missing_begin", "nested_dropped", "stale_begin", "pending_full",
-	"stack_collision", "stack_error", "map_full", "targets_full", "in_probe",
+	"stacks_full", "stack_error", "map_full", "targets_full", "in_probe",
+	"recursion_begin", "recursion_end",
 };
 
-#define NLOST	(sizeof(lost_names) / sizeof(lost_names[0]))
-_Static_assert(sizeof(struct cont_lost) == NLOST * sizeof(__u64), "one name per loss counter, in order");
+#define NLOST		(sizeof(lost_names) / sizeof(lost_names[0]))
+#define NLOST_BPF	(sizeof(struct cont_lost) / sizeof(__u64))
+_Static_assert(NLOST == NLOST_BPF + 2, "one name per loss counter, in order");
+
+/* The sampler's window, and the stacks one may take at --stack-rate. */
+#define SAMPLE_WINDOW_NS	10000000ULL
 
 struct locks {
 	struct contention_bpf *skel;
 	int ncpus;
 	struct cont_val *percpu;	/* lookup buffer: one value per possible CPU */
 	struct htab totals;	/* cont_key -> cont_val, as of the last drain */
+	struct htab stack_ids;	/* BPF stack key (u64) -> file stack id (int32) */
+	uint64_t *stack_keys;	/* file stack id -> BPF stack key */
+	size_t nstack_keys, stack_keys_cap;
 	struct cont_row *rows;
 	size_t cap;
 	struct lockname *names;	/* rq, zone and slab names of dynamic locks */
@@ -71,6 +83,24 @@ static void select_programs(struct contention_bpf *s, bool btf)
 	bpf_program__set_autoload(btf ? s->progs.end_tp : s->progs.end_btf, false);
 }
 
+/*
+ * Windows of 10 ms, or, below 100 stacks a second, long enough for one.
+ * Over its tokens, a window halves the probability every twice its share
+ * of the rate: random bunching is rarely halved, a storm is sampled at a
+ * falling rate.
+ */
+static void set_sampler(struct contention_bpf *s, uint32_t rate)
+{
+	uint64_t window = SAMPLE_WINDOW_NS, share;
+
+	if (rate && rate < 100)
+		window = 1000000000ULL / rate;
+	share = (uint64_t)rate * window / 1000000000ULL;
+	s->rodata->stack_rate = rate;
+	s->rodata->window_ns = window;
+	s->rodata->window_cap = share ? 2 * share : 2;
+}
+
 static int load_and_attach(struct collector *c, struct locks *l, bool btf)
 {
 	struct contention_bpf *s = contention_bpf__open();
@@ -81,10 +111,9 @@ static int load_and_attach(struct collector *c, struct locks *l, bool btf)
 		return -errno;
 	s->rodata->filter_targets = o->filter_targets;
 	s->rodata->per_task = o->per_task;
-	s->rodata->stack_rate = o->stack_rate;
+	set_sampler(s, o->stack_rate);
+	bpf_program__set_autoattach(s->progs.waiting_tasks, false);
 	s->rodata->lockname_slab = lockname__want_slab(l->names);
-	/* Twice a 10 ms window's share, so that random bunching is rarely cut. */
-	s->rodata->stack_window_cap = o->stack_rate / 50 + 2;
 	if (o->stats_entries)
 		bpf_map__set_max_entries(s->maps.stats, o->stats_entries);
 	select_programs(s, btf);
@@ -138,6 +167,7 @@ static int locks_open(struct collector *c, const struct features *f, struct fami
 	*priv = l;
 	l->ncpus = c->ncpus;
 	htab_init(&l->totals, sizeof(struct cont_key), sizeof(struct cont_val));
+	htab_init(&l->stack_ids, sizeof(uint64_t), sizeof(int32_t));
 	l->percpu = calloc(c->ncpus, sizeof(*l->percpu));
 	if (!l->percpu)
 		return -ENOMEM;
@@ -153,6 +183,8 @@ static void locks_free(void *priv)
 
 	contention_bpf__destroy(l->skel);
 	htab_free(&l->totals);
+	htab_free(&l->stack_ids);
+	free(l->stack_keys);
 	free(l->percpu);
 	free(l->rows);
 	lockname__free(l->names);
@@ -184,6 +216,8 @@ static void sum_percpu(const struct locks *l, struct cont_val *sum)
 			sum->min_ns = v->min_ns;
 		if (v->max_ns > sum->max_ns)
 			sum->max_ns = v->max_ns;
+		sum->sumsq_lo += v->sumsq_lo;
+		sum->sumsq_hi += v->sumsq_hi + (sum->sumsq_lo < v->sumsq_lo);
 		for (i = 0; i < LS_HIST_SLOTS; i++)
 			sum->hist[i] += v->hist[i];
 	}
@@ -198,6 +232,8 @@ static void delta(struct cont_val *d, const struct cont_val *now, const struct c
 	d->total_ns = now->total_ns - before->total_ns;
 	d->min_ns = now->min_ns;
 	d->max_ns = now->max_ns;
+	d->sumsq_lo = now->sumsq_lo - before->sumsq_lo;
+	d->sumsq_hi = now->sumsq_hi - before->sumsq_hi - (now->sumsq_lo < before->sumsq_lo);
 	for (i = 0; i < LS_HIST_SLOTS; i++)
 		d->hist[i] = now->hist[i] - before->hist[i];
 }
@@ -210,6 +246,39 @@ static void fill_comm(struct locks *l, struct cont_row *r)
 					 r->comm, sizeof(r->comm), 0))
 		snprintf(r->comm, sizeof(r->comm), "%s", tid ? "?" : "");
 	r->comm[sizeof(r->comm) - 1] = '\0';
+}
+
+/* The file's id of a BPF stack key: the next one on first sight. */
+static int file_stack_id(struct locks *l, uint64_t stack, int32_t *id)
+{
+	int inserted;
+	int32_t *slot;
+
+	if (stack == LS_STACK_NONE || stack == LS_STACK_ERR) {
+		*id = stack == LS_STACK_NONE ? LS_STACK_UNSAMPLED : LS_STACK_FAILED;
+		return 0;
+	}
+	slot = htab_get(&l->stack_ids, &stack, &inserted);
+	if (!slot)
+		return -ENOMEM;
+	if (inserted) {
+		if (grow_array((void **)&l->stack_keys, &l->stack_keys_cap, l->nstack_keys + 1,
+			       sizeof(*l->stack_keys)))
+			return -ENOMEM;
+		*slot = l->nstack_keys;
+		l->stack_keys[l->nstack_keys++] = stack;
+	}
+	*id = *slot;
+	return 0;
+}
+
+static int row_key(struct locks *l, const struct cont_key *k, struct cont_row_key *out)
+{
+	*out = (struct cont_row_key){
+		.lock_addr = k->lock_addr, .flags = k->flags, .tgid = k->tgid, .tid = k->tid,
+		.lock_class = k->lock_class, .shift = k->shift, .err = k->err,
+	};
+	return file_stack_id(l, k->stack, &out->stack_id);
 }
 
 /*
@@ -233,9 +302,8 @@ static int drain_one(struct locks *l, const struct cont_key *key, size_t *n)
 	if (sum.count == before->count)
 		return 0;
 	r = new_row(l, n);
-	if (!r)
+	if (!r || row_key(l, key, &r->key))
 		return -ENOMEM;
-	r->key = *key;
 	delta(&r->val, &sum, before);
 	fill_comm(l, r);
 	*before = sum;
@@ -266,35 +334,45 @@ static int add_inflight(struct locks *l, const struct cont_pending *p, uint64_t 
 	if (!p->start_ns || p->start_ns > stop)
 		return 0;
 	r = new_row(l, n);
-	if (!r)
+	if (!r || row_key(l, &p->key, &r->key))
 		return -ENOMEM;
 	wait = stop - p->start_ns;
-	r->key = p->key;
 	r->val.count = 1;
 	r->val.total_ns = r->val.min_ns = r->val.max_ns = wait;
 	r->val.hist[log2_slot(wait, LS_HIST_SLOTS)] = 1;
+	if (p->key.shift) {	/* as BPF's add_square() */
+		unsigned __int128 sq = (unsigned __int128)wait * wait;
+
+		r->val.sumsq_lo = (uint64_t)sq;
+		r->val.sumsq_hi = (uint64_t)(sq >> 64);
+	}
 	fill_comm(l, r);
 	return 0;
 }
 
+/* The tasks still waiting, from the task iterator: one struct cont_pending each. */
 static int close_sleeping(struct locks *l, uint64_t stop, size_t *n)
 {
-	struct bpf_map *m = l->skel->maps.pending_sleep;
+	struct bpf_link *link = bpf_program__attach_iter(l->skel->progs.waiting_tasks, NULL);
 	struct cont_pending p;
-	__u32 tid, next;
-	const void *prev = NULL;
-	int err;
+	ssize_t got;
+	int fd, err = 0;
 
-	while (!bpf_map__get_next_key(m, prev, &next, sizeof(next))) {
-		tid = next;
-		prev = &tid;
-		if (bpf_map__lookup_elem(m, &tid, sizeof(tid), &p, sizeof(p), 0))
-			continue;
-		err = add_inflight(l, &p, stop, n);
-		if (err)
-			return err;
+	if (!link)
+		return -errno;
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0) {
+		err = -errno;
+		bpf_link__destroy(link);
+		return err;
 	}
-	return 0;
+	while (!err && (got = read(fd, &p, sizeof(p))) == sizeof(p))
+		err = add_inflight(l, &p, stop, n);
+	if (!err && got != 0)
+		err = got < 0 ? -errno : -EIO;
+	close(fd);
+	bpf_link__destroy(link);
+	return err;
 }
 
 static int close_spinning(struct locks *l, uint64_t stop, size_t *n)
@@ -363,10 +441,28 @@ static int locks_drain(struct collector *c, void *priv, struct snapshot *s, bool
 int collector__fetch_stack(void *ctx, int32_t id, uint64_t *frames, int max)
 {
 	struct locks *l = family_priv(ctx, FAMILY_LOCKS);
+	struct cont_stack st;
+	uint32_t i;
 
-	if (!l || !l->skel)
+	if (!l || !l->skel || id < 0 || (size_t)id >= l->nstack_keys ||
+	    bpf_map__lookup_elem(l->skel->maps.stacks, &l->stack_keys[id], sizeof(uint64_t),
+				 &st, sizeof(st), 0))
 		return -ENOENT;
-	return fetch_stack_map(l->skel->maps.stacks, id, frames, max, LS_STACK_DEPTH);
+	for (i = 0; i < st.nr && i < LS_STACK_DEPTH && (int)i < max; i++)
+		frames[i] = st.ip[i];
+	return i;
+}
+
+/* Waits whose begin or end the kernel did not run our program for. */
+static uint64_t recursion_misses(const struct bpf_program *prog)
+{
+	struct bpf_prog_info info = { 0 };
+	__u32 len = sizeof(info);
+	int fd = prog ? bpf_program__fd(prog) : -1;
+
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+		return 0;
+	return info.recursion_misses;
 }
 
 /* targets_full is the target filter's, counted whatever families are on. */
@@ -375,8 +471,13 @@ static void locks_lost(const struct collector *c, const void *priv, uint64_t *va
 	const struct locks *l = priv;
 	struct cont_lost lost = { 0 };
 
-	if (l && l->skel)
-		lost = l->skel->bss->lost;
+	if (l && l->skel) {
+		const struct contention_bpf *s = l->skel;
+
+		lost = s->bss->lost;
+		vals[NLOST_BPF] = recursion_misses(s->progs.begin_btf) + recursion_misses(s->progs.begin_tp);
+		vals[NLOST_BPF + 1] = recursion_misses(s->progs.end_btf) + recursion_misses(s->progs.end_tp);
+	}
 	lost.targets_full = collector__targets_full(c);
 	memcpy(vals, &lost, sizeof(lost));
 }

@@ -444,7 +444,7 @@ static void check_class(struct lockname *ln, uint32_t lock_class, const char *sl
 	pr_warn("lock names: the slab path names a %s \"%s\"\n", cls, slab_name);
 }
 
-static void name_new(struct lockname *ln, const struct cont_key *k, struct name_entry *e)
+static void name_new(struct lockname *ln, const struct cont_row_key *k, struct name_entry *e)
 {
 	uint64_t addr = k->lock_addr, cache;
 

@@ -85,6 +85,10 @@ static void note_lock_text(struct ksyms *ks, const struct ksym *k)
 		ks->lock_text_start = k->addr;
 	else if (!strcmp(k->name, "__lock_text_end"))
 		ks->lock_text_end = k->addr;
+	else if (!strcmp(k->name, "__sched_text_start"))
+		ks->sched_text_start = k->addr;
+	else if (!strcmp(k->name, "__sched_text_end"))
+		ks->sched_text_end = k->addr;
 }
 
 #define LAST_SYMBOL_SIZE	4096
@@ -231,8 +235,11 @@ const struct ksym *ksyms_find_data(const struct ksyms *ks, uint64_t addr)
 }
 
 /*
- * Lock primitives: everything the kernel places in .spinlock.text, plus the
- * slow paths that live outside it.
+ * Lock primitives: everything the kernel places in .spinlock.text, the
+ * scheduler's .sched.text (mutex and rwsem slow paths, schedule() and the
+ * functions that sleep through it: a wait there, the run queue's lock
+ * above all, is the caller of schedule()'s, as perf lock contention says),
+ * plus the slow paths that live outside both.
  */
 bool ksyms_is_lock_function(const struct ksyms *ks, uint64_t addr)
 {
@@ -251,6 +258,8 @@ bool ksyms_is_lock_function(const struct ksyms *ks, uint64_t addr)
 	size_t i;
 
 	if (ks->lock_text_start && addr >= ks->lock_text_start && addr < ks->lock_text_end)
+		return true;
+	if (ks->sched_text_start && addr >= ks->sched_text_start && addr < ks->sched_text_end)
 		return true;
 	k = ksyms_find(ks, addr);
 	if (!k)

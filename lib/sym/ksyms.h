@@ -23,6 +23,8 @@ struct ksyms {
 	size_t nstrings;
 	uint64_t lock_text_start;	/* __lock_text_start .. __lock_text_end */
 	uint64_t lock_text_end;
+	uint64_t sched_text_start;	/* __sched_text_start .. __sched_text_end */
+	uint64_t sched_text_end;
 };
 
 void ksyms_init(struct ksyms *ks);
@@ -38,7 +40,11 @@ void ksyms_sort(struct ksyms *ks);
 const struct ksym *ksyms_find(const struct ksyms *ks, uint64_t addr);
 /* A data symbol (static lock) covering addr, or NULL. */
 const struct ksym *ksyms_find_data(const struct ksyms *ks, uint64_t addr);
-/* Is addr inside a locking primitive rather than its caller? */
+/*
+ * Is addr inside a locking or scheduling primitive rather than its
+ * caller? The kernel's lock and scheduler text, as perf lock contention
+ * counts them, and the lock slow paths outside them.
+ */
 bool ksyms_is_lock_function(const struct ksyms *ks, uint64_t addr);
 /*
  * Drop the tracing machinery from the top of a stack taken in a probe

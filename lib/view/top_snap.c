@@ -224,11 +224,12 @@ static int copy_callers(struct top_snap *s, struct top_lock *l, const struct loc
 
 		c->name = arena_str(s, name);
 		c->cum = stat_of(&e->callers[i].v);
+		c->estimated = e->estimated || (ie && ie->estimated);
 		if (ip)
 			c->iv = stat_of(&ip->v);
 		if (!c->name)
 			return -ENOMEM;
-		/* "[stack not sampled]" and the like only when no caller is known. */
+		/* "[stack lost]" and the like only when no caller is known. */
 		if (!l->caller || (l->caller[0] == '[' && c->name[0] != '[') ||
 		    ((l->caller[0] == '[') == (c->name[0] == '[') && c->cum.total_ns > best)) {
 			l->caller = c->name;

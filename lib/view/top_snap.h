@@ -23,6 +23,7 @@ struct top_stat {		/* a lock, caller or total over one span */
 struct top_caller {
 	const char *name;
 	struct top_stat iv, cum;
+	bool estimated;		/* from the sampled stacks, each weighed by 1/p */
 };
 
 struct top_stack {		/* of the lock shown in detail */

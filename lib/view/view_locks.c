@@ -129,29 +129,165 @@ static struct lock_entry *find_lock(struct lock_view *v, struct htab *index, uin
 	return &grown[v->nlocks - 1];
 }
 
+static int named_row(struct lock_view *v, const struct htab *given, const struct lock_row_key *k,
+		     struct lock_row_key *out);
+
+/* A lock without stack for some waits, or with waits sampled at p < 1. */
+static bool row_estimates(const struct profile *p, const struct lock_row_key *k)
+{
+	return k->shift || (p->lock_sampling && k->stack_id == LS_STACK_UNSAMPLED);
+}
+
+static uint64_t lock_key(uint32_t name, uint32_t flags)
+{
+	return (uint64_t)name << 32 | flags;
+}
+
+/* Before the rows are added, whatever the filters: which locks are sampled. */
+static int index_estimated(struct lock_view *v, const struct htab *given)
+{
+	const struct lock_row_key *k;
+	struct lock_row_key named;
+	size_t it = 0;
+	uint64_t id;
+
+	htab_init(&v->estimated, sizeof(uint64_t), 1);
+	while (htab_next(&v->p->rows, &it, (const void **)&k)) {
+		if (named_row(v, given, k, &named))
+			return -ENOMEM;
+		id = lock_key(named.name, named.flags);
+		if (row_estimates(v->p, k) && !htab_get(&v->estimated, &id, NULL))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* A sampled row's waits, each counting 2^shift times: the histogram too. */
+static void weigh(struct lock_row_val *w, const struct lock_row_val *val, uint32_t shift)
+{
+	int i;
+
+	*w = *val;
+	w->count = val->count << shift;
+	w->total_ns = val->total_ns << shift;
+	for (i = 0; i < LS_HIST_SLOTS; i++)
+		w->hist[i] = val->hist[i] << shift;
+}
+
+/* A sampled wait's share of the variance: (1 - p) / p^2 = 4^shift - 2^shift. */
+static void part_add(struct lock_part *c, const struct lock_row_val *w, const struct lock_row_val *val,
+		     uint32_t shift)
+{
+	double f = ldexp(1, 2 * shift) - ldexp(1, shift);
+
+	lock_row_merge(&c->v, w);
+	c->est.sampled += val->count;
+	c->est.sampled_ns += val->total_ns;
+	c->est.var_count += f * val->count;
+	c->est.var_wait += f * val->sumsq;
+}
+
+static int add_gave_up(struct lock_entry *e, uint32_t err, const struct lock_row_val *val)
+{
+	size_t i;
+
+	for (i = 0; i < e->ngave_up && e->gave_up[i].err != err; i++)
+		;
+	if (i == e->ngave_up) {
+		struct lock_gave_up *g = realloc(e->gave_up, (i + 1) * sizeof(*g));
+
+		if (!g)
+			return -ENOMEM;
+		e->gave_up = g;
+		memset(&g[i], 0, sizeof(g[i]));
+		g[i].err = err;
+		e->ngave_up++;
+	}
+	lock_row_merge(&e->gave_up[i].v, val);
+	return 0;
+}
+
+static int keep_row(struct lock_view *v, const struct lock_row_key *k, const struct lock_row_val *w)
+{
+	if (!v->keep_rows)
+		return 0;
+	if (grow_array((void **)&v->rows, &v->rows_cap, v->nrows + 1, sizeof(*v->rows)))
+		return -ENOMEM;
+	v->rows[v->nrows++] = (struct lock_view_row){ *k, *w };
+	return 0;
+}
+
+/*
+ * A row's waits go to its lock exactly; to its caller and stack weighed by
+ * 1/p. A row without stack in a sampled profile has no caller: its waits
+ * count for the lock alone. With a caller filter, the lock and the total
+ * add up the matching callers' estimates.
+ */
 static int add_row(struct lock_view *v, struct htab *index, const struct lock_row_key *k,
-		   const struct lock_row_val *val)
+		   const struct lock_row_val *val, bool by_caller)
 {
 	struct lock_entry *e = find_lock(v, index, k->name, k->flags);
+	bool no_caller = v->p->lock_sampling && k->stack_id == LS_STACK_UNSAMPLED &&
+			 !lock_type_is_user(k->flags);
+	uint64_t id = lock_key(k->name, k->flags);
+	struct lock_row_val w;
 	struct lock_part *c, *s;
 
 	if (!e)
 		return -ENOMEM;
+	if (no_caller && by_caller)
+		return 0;
+	weigh(&w, val, k->shift);
+	if (k->err)
+		return add_gave_up(e, k->err, by_caller ? &w : val);
+	e->estimated = htab_find(&v->estimated, &id) != NULL;
+	lock_row_merge(&e->v, by_caller ? &w : val);
+	lock_row_merge(&v->total, by_caller ? &w : val);
+	v->total_estimated |= by_caller && e->estimated;
+	if (no_caller)
+		return 0;
 	c = find_part(&e->callers, &e->ncallers, k->caller, 0);
 	s = find_part(&e->stacks, &e->nstacks, k->caller, k->stack_id);
 	if (!c || !s)
 		return -ENOMEM;
 	s->tgid = k->tgid;
-	if (v->keep_rows) {
-		if (grow_array((void **)&v->rows, &v->rows_cap, v->nrows + 1, sizeof(*v->rows)))
-			return -ENOMEM;
-		v->rows[v->nrows++] = (struct lock_view_row){ *k, *val };
-	}
-	lock_row_merge(&e->v, val);
-	lock_row_merge(&c->v, val);
-	lock_row_merge(&s->v, val);
-	lock_row_merge(&v->total, val);
-	return 0;
+	part_add(c, &w, val, k->shift);
+	part_add(s, &w, val, k->shift);
+	return keep_row(v, k, &w);
+}
+
+static double clamp(double x, double lo, double hi)
+{
+	return x < lo ? lo : x > hi ? hi : x;
+}
+
+void lock_part__ci95(const struct lock_entry *e, const struct lock_part *c, bool wait,
+		     double *lo, double *hi)
+{
+	double est = wait ? (double)c->v.total_ns : (double)c->v.count;
+	double se = sqrt(wait ? c->est.var_wait : c->est.var_count);
+	double floor = wait ? (double)c->est.sampled_ns : (double)c->est.sampled;
+	double ceil = wait ? (double)e->v.total_ns : (double)e->v.count;
+
+	if (ceil < est)		/* the lock's own figure is an estimate too (caller filter) */
+		ceil = INFINITY;
+	*lo = clamp(est - 1.96 * se, floor, ceil);
+	*hi = clamp(est + 1.96 * se, floor, ceil);
+}
+
+const char *lock_errno_name(uint32_t err, char *buf, size_t len)
+{
+	static const struct { uint32_t err; const char *name; } names[] = {
+		{ EINTR, "EINTR" }, { EDEADLK, "EDEADLK" }, { EALREADY, "EALREADY" },
+		{ ETIMEDOUT, "ETIMEDOUT" }, { ETIME, "ETIME" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].err == err)
+			return names[i].name;
+	snprintf(buf, len, "errno %u", err);
+	return buf;
 }
 
 const char *lock_view__str(const struct lock_view *v, uint32_t id)
@@ -816,7 +952,7 @@ static int add_user_wait(struct lock_view *v, struct htab *index, const struct h
 	val.max_ns = row[hi];
 	for (i = 0; h0 >= 0 && i < LS_HIST_SLOTS && h0 + i < (int)t->ncols; i++)
 		val.hist[i] = row[h0 + i];
-	return add_row(v, index, &k, &val);
+	return add_row(v, index, &k, &val, false);
 }
 
 /* A row of the "ulocks.holds" table (uprobes): acquisitions and holds. */
@@ -900,6 +1036,106 @@ static int add_user_locks(struct lock_view *v, struct htab *index, const struct 
 	return err;
 }
 
+/* The total's hold figures are over the locks that have them: which, and their waits. */
+static void total_held(struct lock_view *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->nlocks; i++) {
+		if (!v->locks[i].h.has_hold)
+			continue;
+		v->nheld++;
+		lock_row_merge(&v->held_total, &v->locks[i].v);
+	}
+}
+
+bool lock_view__hold_complete(const struct lock_view *v)
+{
+	return v->has_hold && v->nheld == v->nlocks;
+}
+
+/* One estimated lock's kept rows while they are scaled to its exact totals. */
+struct row_scale {
+	double sum_count, sum_ns;	/* the rows' estimates */
+	double acc_count, acc_ns;	/* ... up to the row being scaled */
+	uint64_t done_count, done_ns;	/* what the rows before it were given */
+};
+
+/* The share acc / sum of an exact total, less what the rows before were given. */
+static uint64_t scaled(double acc, double sum, uint64_t exact, uint64_t *done)
+{
+	uint64_t upto = sum > 0 ? (uint64_t)llround(acc / sum * (double)exact) : 0;
+	uint64_t mine = upto > *done ? upto - *done : 0;
+
+	*done += mine;
+	return mine;
+}
+
+static void scale_row(struct lock_view_row *r, const struct lock_entry *e, struct row_scale *sc)
+{
+	sc->acc_count += (double)r->v.count;
+	sc->acc_ns += (double)r->v.total_ns;
+	r->v.count = scaled(sc->acc_count, sc->sum_count, e->v.count, &sc->done_count);
+	r->v.total_ns = scaled(sc->acc_ns, sc->sum_ns, e->v.total_ns, &sc->done_ns);
+}
+
+/*
+ * The kept rows of an estimated lock carry Horvitz-Thompson estimates,
+ * whose sum is near the lock's exact count and wait but not on it. An
+ * export draws each lock as the sum of its stacks: there each stack gets
+ * its share of the estimates of the lock's exact totals (the ratio
+ * estimator), so that they add up to them (cumulative rounding).
+ */
+/* The estimated lock a kept row is of, or NULL. */
+static struct lock_entry *estimated_lock(struct lock_view *v, struct htab *index,
+					 const struct lock_view_row *r)
+{
+	uint64_t key = (uint64_t)r->k.name << 32 | r->k.flags;
+	size_t *slot = htab_get(index, &key, NULL);
+
+	return slot && *slot && v->locks[*slot - 1].estimated ? &v->locks[*slot - 1] : NULL;
+}
+
+/*
+ * A sampled lock none of whose waits carried a stack (a few waits at a
+ * low p): one row, its exact figures under the file's name for them.
+ */
+static int keep_unsampled(struct lock_view *v, const struct lock_entry *e)
+{
+	struct lock_row_key k = { .stack_id = LS_STACK_UNSAMPLED, .name = e->name, .flags = e->flags };
+	int err = intern(v, "[stack not sampled]", &k.caller);
+
+	return err ? err : keep_row(v, &k, &e->v);
+}
+
+static int rows_to_lock_totals(struct lock_view *v, struct htab *index)
+{
+	struct row_scale *sc = calloc(v->nlocks ? v->nlocks : 1, sizeof(*sc));
+	struct lock_entry *e;
+	size_t i;
+	int err = 0;
+
+	if (!sc)
+		return -ENOMEM;
+	for (i = 0; i < v->nrows; i++) {
+		e = estimated_lock(v, index, &v->rows[i]);
+		if (!e)
+			continue;
+		sc[e - v->locks].sum_count += (double)v->rows[i].v.count;
+		sc[e - v->locks].sum_ns += (double)v->rows[i].v.total_ns;
+	}
+	for (i = 0; i < v->nrows; i++) {
+		e = estimated_lock(v, index, &v->rows[i]);
+		if (e)
+			scale_row(&v->rows[i], e, &sc[e - v->locks]);
+	}
+	for (i = 0; !err && i < v->nlocks; i++)
+		if (v->locks[i].estimated && v->locks[i].v.count && !sc[i].sum_count)
+			err = keep_unsampled(v, &v->locks[i]);
+	free(sc);
+	return err;
+}
+
 static int build(struct lock_view *v, const struct profile *p, const struct profile *names_from,
 		 const struct lock_filter *f, bool keep_rows)
 {
@@ -920,18 +1156,25 @@ static int build(struct lock_view *v, const struct profile *p, const struct prof
 	err = index_given_names(p, &given);
 	if (!err)
 		err = name_anon_locks(v, names_from ? names_from : p);
+	if (!err)
+		err = index_estimated(v, &given);
 	while (!err && (val = htab_next(&p->rows, &it, (const void **)&k))) {
 		err = named_row(v, &given, k, &named);
 		if (!err && row_matches(v, &named, f))
-			err = add_row(v, &index, &named, val);
+			err = add_row(v, &index, &named, val, f->caller != NULL);
 	}
 	if (!err)
 		err = add_holds(v, &index, f);
 	if (!err)
 		err = add_user_locks(v, &index, f);
+	if (!err)
+		total_held(v);
+	if (!err && keep_rows && !f->caller)
+		err = rows_to_lock_totals(v, &index);
 	htab_free(&given);
 	htab_free(&index);
 	htab_free(&v->anon);
+	htab_free(&v->estimated);
 	if (err)
 		lock_view__free(v);
 	return err;
@@ -1018,6 +1261,7 @@ void lock_view__free(struct lock_view *v)
 	for (i = 0; i < v->nlocks; i++) {
 		free(v->locks[i].callers);
 		free(v->locks[i].stacks);
+		free(v->locks[i].gave_up);
 	}
 	free(v->locks);
 	free(v->rows);

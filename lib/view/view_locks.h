@@ -32,23 +32,53 @@ struct hold_val {
 	uint64_t hold_max_ns;
 };
 
+/*
+ * Where only a random sample of a lock's waits carries a stack, a caller's
+ * (or stack's) v holds estimates: each sampled wait counts 1/p times, p
+ * its sampling probability (2^-shift), so that count, total_ns and the
+ * histogram are unbiased estimates of the caller's waits (Horvitz-Thompson);
+ * min_ns and max_ns are those of the sampled waits. est keeps what the
+ * 95 % interval needs: the sampled waits and the variance estimates
+ * sum (1 - p) / p^2 and sum wait^2 (1 - p) / p^2 over them.
+ */
+struct lock_est {
+	uint64_t sampled;	/* waits that carried a stack */
+	uint64_t sampled_ns;	/* their total wait */
+	double var_count;
+	double var_wait;
+};
+
 struct lock_part {		/* a caller or a stack of one lock */
 	uint32_t caller;	/* string id: lock_view__str() */
 	int32_t stack_id;
 	uint32_t tgid;		/* whose user stack it is (user locks) */
-	struct lock_row_val v;
+	struct lock_row_val v;	/* estimates where the lock is estimated */
+	struct lock_est est;
 	struct hold_val h;
+};
+
+/* Waits that ended without the lock (contention_end's ret < 0), by errno. */
+struct lock_gave_up {
+	uint32_t err;		/* EINTR, EDEADLK, ... */
+	struct lock_row_val v;
 };
 
 struct lock_entry {
 	uint32_t name;		/* string id: lock_view__str() */
 	uint32_t flags;
+	/*
+	 * The contended acquisitions: exact, every wait counted, unless a
+	 * caller filter is on (then the sum of the matching callers' estimates).
+	 */
 	struct lock_row_val v;
 	struct hold_val h;
+	bool estimated;		/* its callers' and stacks' figures are estimates */
 	struct lock_part *callers;
 	size_t ncallers;
 	struct lock_part *stacks;
 	size_t nstacks;
+	struct lock_gave_up *gave_up;	/* not in v: no acquisition */
+	size_t ngave_up;
 };
 
 enum lock_sort {
@@ -75,7 +105,10 @@ struct lock_view {
 	struct lock_entry *locks;
 	size_t nlocks;
 	struct lock_row_val total;
-	struct hold_val hold_total;
+	bool total_estimated;	/* a caller filter made total a sum of estimates */
+	struct hold_val hold_total;	/* over the locks that have hold data */
+	struct lock_row_val held_total;	/* the waits of those locks */
+	size_t nheld;		/* how many locks have hold data */
 	bool has_hold;		/* some lock has hold data */
 	struct htab mmap_locks;	/* while building: addresses the mmap_lock table covers */
 	struct htab anon;	/* while building: anonymous lock address -> name id */
@@ -85,8 +118,16 @@ struct lock_view {
 	size_t nxstrs;
 	size_t xstrs_cap;
 	bool keep_rows;
-	struct lock_view_row *rows;	/* with keep_rows: every row added to total */
+	/*
+	 * With keep_rows: every row that has a caller. Where a lock is
+	 * estimated (and no caller filter is on) its rows' count and total_ns
+	 * are their shares of its exact figures, by the ratio of their
+	 * estimates: they add up to the lock's, as exports draw it (a lock
+	 * none of whose waits carried a stack: one row without a stack).
+	 */
+	struct lock_view_row *rows;
 	size_t nrows, rows_cap;
+	struct htab estimated;	/* while building: (name, flags) of the sampled locks */
 };
 
 int lock_sort_parse(const char *s, enum lock_sort *key);
@@ -114,6 +155,19 @@ void lock_view__frame(const struct lock_view *v, const struct lock_part *s, uint
 const char *user_stack_caller(const struct profile *p, uint32_t tgid, int32_t stack_id, char *buf, size_t len);
 /* Contended / acquired in percent, NAN when acquisitions were not measured. */
 double hold_con_pct(const struct lock_row_val *w, const struct hold_val *h);
+/* Every lock of the view has hold data: the total's hold figures cover them all. */
+bool lock_view__hold_complete(const struct lock_view *v);
+
+/*
+ * The 95 % interval of an estimated part's count (wait false) or total
+ * wait (wait true), of e's callers or stacks: estimate +- 1.96 standard
+ * errors, no lower than the sampled waits, no higher than the lock's own
+ * exact figure.
+ */
+void lock_part__ci95(const struct lock_entry *e, const struct lock_part *c, bool wait,
+		     double *lo, double *hi);
+/* "EINTR" and the like, or the number. */
+const char *lock_errno_name(uint32_t err, char *buf, size_t len);
 
 /* Approximate quantile q in [0,1] from the log2 histogram, within [min, max]. */
 uint64_t hist_quantile(const struct lock_row_val *v, double q);

@@ -31,9 +31,16 @@ check "callers are on the fd allocate/close paths" \
 check "wait totals are consistent (min <= avg <= max <= total)" \
 	jqe "[$lock | (.wait_avg_ns <= .wait_max_ns) and (.wait_total_ns >= .wait_max_ns) and (.wait_min_ns <= .wait_avg_ns)] | length == 1 and all" threads.json
 check "p50 <= p99 <= max" jqe "[$lock | (.p50_ns <= .p99_ns) and (.p99_ns <= .wait_max_ns)] | length == 1 and all" threads.json
+# Exact where every wait carried a stack; else each caller is an estimate,
+# and together they make the lock's count within their intervals' widths.
+check "caller counts add up to the lock's (exactly, or as estimates within their intervals)" \
+	jqe "[$lock | if ([.callers[].estimated] | any) then
+		((.contended - ([.callers[].contended] | add)) | fabs) <= ([.callers[] | .contended_ci95[1] - .contended_ci95[0]] | add)
+		else .contended == ([.callers[].contended] | add) end] | length == 1 and all" threads.json
 check "meta names the kernel, CPUs, duration, command and probe" \
 	jqe '.meta.kernel != "" and .meta.cpus > 0 and .meta.duration_ns > 1000000000 and (.meta.command | test("fdstorm")) and (.meta.probes.contention | test("^(tp_btf|tracepoint)$"))' threads.json
-check "lost counters are present" jqe '.lost | has("missing_begin") and has("map_full") and has("stack_collision")' threads.json
+check "lost counters are present" \
+	jqe '.lost | has("missing_begin") and has("map_full") and has("stacks_full") and has("recursion_begin") and has("recursion_end")' threads.json
 
 # Processes that ran at once as much as the threads did, each on its own table.
 run_overlapped fork.out "$LOCKSTAT" record -q -o fork.data -- "$WL/fdstorm" -t 2 -d 2 --fork

@@ -1,45 +1,74 @@
 #!/bin/bash
-# Every wait is counted; stacks are taken for all of them with
-# --stack-rate 0, and for a random sample above the rate otherwise.
-# fdstorm's own line bounds the waits each path can have (one file_lock
-# acquisition per dup in alloc_fd, one per close in file_close_fd).
+# Every wait is counted, and has a caller: with --stack-rate 0 each one
+# carries its stack (exact callers); above the rate a random sample does,
+# each sampled wait weighed by the inverse of its probability, so that the
+# callers are estimates (marked so, with a 95 % interval) whose sum is the
+# lock's exact count within sampling error, and never a caller
+# "[stack not sampled]". fdstorm's own line bounds the waits each path can
+# have (one file_lock acquisition per dup in alloc_fd, one per close in
+# file_close_fd).
 . "$(dirname "$0")/lib.sh"
 require_root; require_btf; require_tracepoint; require_cmd jq
 lock='.locks[] | select(.name == "files_struct.file_lock")'
 # waits_of JSON RE: the lock's waits from callers matching RE.
 waits_of() { jq "[$lock | .callers[] | select(.symbol | test(\"$2\")) | .contended] | add // 0" "$1"; }
+# consistent JSON: the callers add up to the lock (exactly when none is an
+# estimate, else within the widths of their 95 % intervals added up).
+consistent() {
+	jqe "[$lock | if ([.callers[].estimated] | any) then
+		((.contended - ([.callers[].contended] | add)) | fabs) <= ([.callers[] | .contended_ci95[1] - .contended_ci95[0]] | add)
+		else .contended == ([.callers[].contended] | add) end] | length > 0 and all" "$1"
+}
 
 run_overlapped all.out "$LOCKSTAT" record -q --stack-rate 0 -o all.data -- "$WL/fdstorm" -t 2 -d 1.5
 check "--stack-rate 0: record exits 0 ($?)" test $? = 0
 "$LOCKSTAT" report -i all.data -f json >all.json
 ops=$(field ops all.out)
-if [ "$overlapped" = 1 ]; then
-	check "--stack-rate 0: every wait has a stack" jqe "[$lock | .callers[].symbol | startswith(\"[\")] | (length > 0 and (any | not))" all.json
-else
-	concurrency_skip "--stack-rate 0: every wait has a stack"
-fi
 check "--stack-rate 0: meta says so" jqe '.meta.stack_rate == 0' all.json
+if [ "$overlapped" = 1 ]; then
+	check "--stack-rate 0: every caller is a function, none an estimate" \
+		jqe "[$lock | .callers[] | (.symbol | startswith(\"[\") | not) and (.estimated | not)] | length > 0 and all" all.json
+	check "--stack-rate 0: the callers add up to the lock's count, exactly" \
+		jqe "[$lock | .contended == ([.callers[].contended] | add)] | length > 0 and all" all.json
+else
+	concurrency_skip "--stack-rate 0: every wait has a stack, the callers add up exactly"
+fi
 dups=$(waits_of all.json '^alloc_fd') closes=$(waits_of all.json '^(file_close_fd|close_fd)')
 check "alloc_fd's waits <= fdstorm's dups, file_close_fd's <= its closes ($dups, $closes <= $ops)" \
 	test "$dups" -le "${ops:-0}" -a "$closes" -le "${ops:-0}"
 
-run_overlapped few.out "$LOCKSTAT" record -q --stack-rate 50 -o few.data -- "$WL/fdstorm" -t 2 -d 1.5
+secs=3
+run_overlapped few.out "$LOCKSTAT" record -q --stack-rate 50 -o few.data -- "$WL/fdstorm" -t 2 -d $secs
 check "--stack-rate 50: record exits 0 ($?)" test $? = 0
 "$LOCKSTAT" report -i few.data -f json >few.json
+cpus=$(jq .meta.cpus few.json)
 total=$(jq "[$lock | .contended] | add // 0" few.json)
-sampled=$(jq "[$lock | .callers[] | select(.symbol | startswith(\"[\") | not) | .contended] | add // 0" few.json)
-unsampled=$(waits_of few.json '^\\[stack not sampled\\]$')
-echo "# $sampled of $total waits carry a stack at 50 stacks/s per CPU"
-check "--stack-rate 50: at most ~50/s per CPU are sampled ($sampled)" test "$sampled" -le $((50 * 2 * 3))
-if [ "$overlapped" = 1 ]; then
-	check "--stack-rate 50: some waits carry a stack ($sampled)" test "$sampled" -gt 0
-	check "--stack-rate 50: the rest are counted under [stack not sampled] ($unsampled)" test "$unsampled" -gt 1000
-else
-	concurrency_skip "--stack-rate 50: some waits carry a stack, the rest are counted under [stack not sampled]"
-fi
+sampled=$(jq "[$lock | .callers[] | .sampled // .contended] | add // 0" few.json)
+# A second's worth in the bucket at the start, then 50 a second per CPU.
+budget=$((50 * cpus * (secs + 2)))
+echo "# $sampled of $total waits carried a stack at 50 stacks/s per CPU"
+check "--stack-rate 50: meta says so" jqe '.meta.stack_rate == 50' few.json
+check "--stack-rate 50: at most ~50/s per CPU carried a stack ($sampled <= $budget)" test "$sampled" -le "$budget"
+check "--stack-rate 50: no caller is [stack not sampled]" \
+	jqe '[.locks[].callers[].symbol] | index("[stack not sampled]") == null' few.json
 ops=$(field ops few.out)
 check "--stack-rate 50: no more waits than fdstorm's two acquisitions an op ($total <= 2 x $ops)" \
 	test "$total" -le $((2 * ${ops:-0} + 100))
+"$LOCKSTAT" report -i few.data >few.txt
+if [ "$overlapped" != 1 ]; then
+	concurrency_skip "--stack-rate 50: the callers are estimates that add up to the lock's count"
+elif [ "$total" -gt "$budget" ]; then
+	check "--stack-rate 50: more waits than stacks, so the callers are estimates ($total waits)" \
+		jqe "[$lock | .callers[] | .estimated and .sampled > 0 and (.contended_ci95 | length == 2)] | length > 0 and all" few.json
+	check "--stack-rate 50: the callers add up to the lock's count" consistent few.json
+	check "--stack-rate 50: text marks the estimates with ~" grep -Eq '^ +~[0-9]+ +~[0-9.]+ [mun]?s .*  (alloc_fd|file_close_fd)\+0x' few.txt
+	check "--stack-rate 50: and says how many waits carried a stack" grep -q '^# callers: "~" marks estimates from the [0-9]* of [0-9]* waits' few.txt
+else
+	check "--stack-rate 50: no more waits than stacks ($total), so the callers are exact" \
+		jqe "[$lock | .callers[] | .estimated | not] | length > 0 and all" few.json
+	check "--stack-rate 50: the callers add up to the lock's count" consistent few.json
+fi
+
 "$LOCKSTAT" record --stack-rate -5 -- true 2>/dev/null
 check "--stack-rate with a negative number: exit 2" test $? = 2
 done_testing

@@ -41,7 +41,7 @@ check "--hist adds histograms that sum to the count" \
 	jqe '.locks | length > 0 and all((.hist | map(.count) | add // 0) == .contended)' <("$LOCKSTAT" report -i r.data --hist -f json)
 check "--hist text draws buckets" grep -q -- '->' <("$LOCKSTAT" report -i r.data --hist)
 if [ "$overlapped" = 1 ]; then
-	check "text indents callers under their lock" grep -Eq '^ +[0-9].*  (alloc_fd|file_close_fd)\+0x' r.txt
+	check "text indents callers under their lock (~ marks an estimate)" grep -Eq '^ +~?[0-9].*  (alloc_fd|file_close_fd)\+0x' r.txt
 	check "--stacks adds kernel frames to every sampled stack" \
 		jqe '[.locks[] | select(.name == "files_struct.file_lock") | .stacks[] | select(.caller | startswith("[") | not) | .frames | length > 2] | (length > 0 and all)' <("$LOCKSTAT" report -i r.data --stacks -f json)
 	check "--caller filters by caller glob" \

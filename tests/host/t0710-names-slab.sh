@@ -45,10 +45,17 @@ top_lock() {	# name of the lock with the most waits, of a type matching $2
 		jq -r --arg t "$2" '[.locks[] | select(.type | test($t))][0] | "\(.name) \(.contended)"'
 }
 
-lock_of() {	# profile, caller function or "type:T": that lock's name
+# profile, caller function or "type:T": the name of the lock that caller
+# waited on most (the scheduler's run-queue lock, taken inside a mutex's
+# slow path, has the mutex's caller too), or of the type's busiest lock.
+lock_of() {
 	"$LOCKSTAT" report -i "$1" -f json -k contended | jq -r --arg c "$2" '
-		[.locks[] | select(if ($c | startswith("type:")) then .type == ($c | ltrimstr("type:"))
-				   else any(.callers[]; .symbol | startswith($c + "+")) end)][0].name // "none"'
+		if ($c | startswith("type:")) then
+			[.locks[] | select(.type == ($c | ltrimstr("type:")))][0].name // "none"
+		else
+			[.locks[] | {name, n: ([.callers[] | select(.symbol | startswith($c + "+")) | .contended] | add // 0)}
+			 | select(.n > 0)] | max_by(.n).name // "none"
+		end'
 }
 # has_waits PROFILE TYPE-REGEX: some lock of that type was waited on.
 has_waits() { [ "$(top_lock "$1" "$2")" != "null null" ]; }

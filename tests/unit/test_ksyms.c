@@ -28,6 +28,11 @@ static const char kallsyms[] =
 	"ffffffff82000100 T _raw_spin_lock\n"
 	"ffffffff82001000 T __lock_text_end\n"
 	"ffffffff82001000 T after_lock_text\n"
+	"ffffffff82800000 T __sched_text_start\n"
+	"ffffffff82800000 t __schedule\n"
+	"ffffffff82800800 T schedule\n"
+	"ffffffff82801000 T __sched_text_end\n"
+	"ffffffff82801000 T exit_to_user_mode_loop\n"
 	"ffffffff83000000 D tasklist_lock\n"
 	"ffffffff83000040 d static_data\n"
 	"ffffffff83000080 B bss_var\n"
@@ -39,7 +44,7 @@ static const char kallsyms[] =
 	"ffffffffc0001080 t foo_other\t[foo_mod]\n"
 	"ffffffffc0002000 d foo_data\t[foo_mod]\n";
 
-#define NSYMS	23
+#define NSYMS	28
 
 static int load_text(struct ksyms *ks, const char *text)
 {
@@ -94,6 +99,8 @@ static void test_parse(void **state)
 		assert_true(ks->syms[i - 1].addr <= ks->syms[i].addr);
 	assert_true(ks->lock_text_start == 0xffffffff82000000ULL);
 	assert_true(ks->lock_text_end == 0xffffffff82001000ULL);
+	assert_true(ks->sched_text_start == 0xffffffff82800000ULL);
+	assert_true(ks->sched_text_end == 0xffffffff82801000ULL);
 }
 
 static void test_lookup_core(void **state)
@@ -213,6 +220,10 @@ static void test_lock_functions(void **state)
 	/* __lock_text_end is exclusive. */
 	assert_false(ksyms_is_lock_function(ks, 0xffffffff82001000ULL));
 	assert_false(ksyms_is_lock_function(ks, 0xffffffff82001010ULL));
+	/* Inside .sched.text: schedule() takes the run queue's lock for its caller. */
+	assert_true(ksyms_is_lock_function(ks, 0xffffffff82800010ULL));
+	assert_true(ksyms_is_lock_function(ks, 0xffffffff82800810ULL));
+	assert_false(ksyms_is_lock_function(ks, 0xffffffff82801010ULL));
 	/* Slow paths outside it, by name. */
 	assert_true(ksyms_is_lock_function(ks, 0xffffffff81002010ULL));
 	assert_true(ksyms_is_lock_function(ks, 0xffffffff81002410ULL));

@@ -440,34 +440,43 @@ static void test_view_filters(void **state)
  * One lock taken from two callers through three stacks: callers merge
  * across stacks, and both lists sort by the view's key.
  */
-static void test_view_callers(void **state)
+/* A profile of one lock's rows, written and read back. */
+static struct profile *rows_profile(struct cont_row *rows, size_t n)
 {
-	struct cont_row rows[3];
 	struct pwriter_opts o = { .fetch_stack = fx_fetch_stack };
-	const struct lock_entry *e;
-	struct lock_view v;
 	struct profile *p = NULL;
 	struct pwriter *w;
 	struct ksyms ks;
 	char path[64], msg[256];
 	int fd;
 
-	(void)state;
-	rows[0] = fx_row(FX_TASKLIST_LOCK, 1, LCB_F_SPIN, 0, 1, 100, 100, 100);
-	rows[1] = fx_row(FX_TASKLIST_LOCK, 2, LCB_F_SPIN, 0, 5, 50, 10, 10);
-	rows[2] = fx_row(FX_TASKLIST_LOCK, 3, LCB_F_SPIN, 0, 2, 500, 200, 300);
 	assert_int_equal(fx_ksyms(&ks), 0);
 	fd = fx_tmpfile(path);
 	assert_true(fd >= 0);
 	o.fd = fd;
 	o.ksyms = &ks;
 	assert_int_equal(pwriter__new(&w, &o), 0);
-	assert_int_equal(pwriter__bucket(w, 0, 1, rows, 3), 0);
+	assert_int_equal(pwriter__bucket(w, 0, 1, rows, n), 0);
 	pwriter__free(w);
 	close(fd);
 	ksyms_free(&ks);
 	assert_int_equal(profile__read(path, &p, msg, sizeof(msg)), 0);
 	unlink(path);
+	return p;
+}
+
+static void test_view_callers(void **state)
+{
+	struct cont_row rows[3];
+	const struct lock_entry *e;
+	struct lock_view v;
+	struct profile *p;
+
+	(void)state;
+	rows[0] = fx_row(FX_TASKLIST_LOCK, 1, LCB_F_SPIN, 0, 1, 100, 100, 100);
+	rows[1] = fx_row(FX_TASKLIST_LOCK, 2, LCB_F_SPIN, 0, 5, 50, 10, 10);
+	rows[2] = fx_row(FX_TASKLIST_LOCK, 3, LCB_F_SPIN, 0, 2, 500, 200, 300);
+	p = rows_profile(rows, 3);
 
 	assert_int_equal(lock_view__build(&v, p, &any), 0);
 	assert_int_equal(v.nlocks, 1);
@@ -567,6 +576,59 @@ static void test_view_anon_busiest(void **state)
 	profile__free(p);
 }
 
+/*
+ * Sampled rows (p = 1, 1/4, 1/2): the callers are estimates (3 + 4 + 4 =
+ * 11 waits of the 6 counted), the lock exact; the rows an export draws are
+ * the estimates' shares of the lock's exact figures, which they add up to.
+ */
+static void test_view_rows_add_up(void **state)
+{
+	struct cont_row rows[4];
+	const struct lock_entry *e;
+	struct lock_view v;
+	struct profile *p;
+	uint64_t count = 0, ns = 0;
+	size_t i;
+
+	(void)state;
+	rows[0] = fx_row(FX_TASKLIST_LOCK, 1, LCB_F_SPIN, 0, 3, 3000, 1000, 1000);
+	rows[1] = fx_row(FX_TASKLIST_LOCK, 2, LCB_F_SPIN, 0, 1, 100, 100, 100);
+	rows[1].key.shift = 2;
+	rows[2] = fx_row(FX_TASKLIST_LOCK, 3, LCB_F_SPIN, 0, 2, 400, 200, 200);
+	rows[2].key.shift = 1;
+	/* a lock none of whose waits carried a stack: one row, exact, no caller */
+	rows[3] = fx_row(FX_ANON_MUTEX, LS_STACK_UNSAMPLED, LCB_F_SPIN, 0, 2, 70, 30, 40);
+	rows[3].key.shift = 3;
+	p = rows_profile(rows, 4);
+	assert_int_equal(lock_view__build_rows(&v, p, &any), 0);
+	e = find_lock(&v, "tasklist_lock", LCB_F_SPIN);
+	assert_non_null(e);
+	assert_true(e->estimated);
+	assert_true(e->v.count == 6 && e->v.total_ns == 3500);
+	assert_int_equal(v.nrows, 4);
+	assert_true(v.rows[3].k.stack_id == LS_STACK_UNSAMPLED);
+	assert_true(v.rows[3].v.count == 2 && v.rows[3].v.total_ns == 70);
+	for (i = 0; i < 3; i++) {
+		count += v.rows[i].v.count;
+		ns += v.rows[i].v.total_ns;
+		/* the rows estimated 3000, 400 and 800 ns: 4200 in all */
+		assert_true(v.rows[i].v.total_ns <= 3500 * 3000 / 4200 + 1);
+	}
+	assert_true(count == 6);
+	assert_true(ns == 3500);
+	lock_view__free(&v);
+
+	/* the view itself keeps the callers' Horvitz-Thompson estimates */
+	assert_int_equal(lock_view__build(&v, p, &any), 0);
+	e = find_lock(&v, "tasklist_lock", LCB_F_SPIN);
+	count = 0;
+	for (i = 0; i < e->ncallers; i++)
+		count += e->callers[i].v.count;
+	assert_true(count == 11);
+	lock_view__free(&v);
+	profile__free(p);
+}
+
 /* top's interval view takes the whole run's names, not its own busiest caller. */
 static void test_view_anon_named_from(void **state)
 {
@@ -644,6 +706,7 @@ int main(void)
 		cmocka_unit_test(test_view_callers),
 		cmocka_unit_test(test_view_anon_busiest),
 		cmocka_unit_test(test_view_anon_named_from),
+		cmocka_unit_test(test_view_rows_add_up),
 		cmocka_unit_test_setup_teardown(test_view_empty, setup_profile, teardown_profile),
 	};
 
