@@ -32,6 +32,7 @@ struct locks {
 	int ncpus;
 	struct cont_val *percpu;	/* lookup buffer: one value per possible CPU */
 	struct htab totals;	/* cont_key -> cont_val, as of the last drain */
+	struct htab changed;	/* cont_key -> uint8: its row changed since the last trim */
 	struct cont_row *rows;
 	size_t cap;
 	uint64_t *rq_locks;
@@ -166,6 +167,7 @@ static int locks_open(struct collector *c, const struct features *f, struct fami
 	*priv = l;
 	l->ncpus = c->ncpus;
 	htab_init(&l->totals, sizeof(struct cont_key), sizeof(struct cont_val));
+	htab_init(&l->changed, sizeof(struct cont_key), 1);
 	l->percpu = calloc(c->ncpus, sizeof(*l->percpu));
 	if (!l->percpu)
 		return -ENOMEM;
@@ -181,6 +183,7 @@ static void locks_free(void *priv)
 
 	contention_bpf__destroy(l->skel);
 	htab_free(&l->totals);
+	htab_free(&l->changed);
 	free(l->percpu);
 	free(l->rows);
 	free(l->rq_locks);
@@ -267,7 +270,7 @@ static int drain_one(struct locks *l, const struct cont_key *key, size_t *n)
 	delta(&r->val, &sum, before);
 	fill_comm(l, r);
 	*before = sum;
-	return 0;
+	return htab_get(&l->changed, key, NULL) ? 0 : -ENOMEM;
 }
 
 static int drain_rows(struct locks *l, size_t *n)
@@ -373,6 +376,68 @@ static int locks_drain(struct collector *c, void *priv, struct snapshot *s, bool
 	return err;
 }
 
+
+static int spinning_stacks(struct locks *l, struct htab *stacks)
+{
+	struct cont_pending_spin *ps = calloc(l->ncpus, sizeof(*ps));
+	__u32 zero = 0, d;
+	int cpu, err = 0;
+
+	if (!ps)
+		return -ENOMEM;
+	if (!bpf_map__lookup_elem(l->skel->maps.pending_spin, &zero, sizeof(zero), ps, sizeof(*ps) * l->ncpus, 0))
+		for (cpu = 0; cpu < l->ncpus && !err; cpu++)
+			for (d = 0; d < ps[cpu].depth && d < LS_PENDING_SPIN_DEPTH && !err; d++)
+				err = u32_set_add(stacks, ps[cpu].slot[d].key.stack_id);
+	free(ps);
+	return err;
+}
+
+/* The stacks and tasks of the rows left, and of the waits in progress. */
+static int live_keys(struct locks *l, struct htab *stacks, struct htab *tids)
+{
+	struct cont_key key, next;
+	struct cont_pending p;
+	const void *prev = NULL;
+	__u32 tid, ntid;
+	int err = 0;
+
+	while (!err && !bpf_map__get_next_key(l->skel->maps.stats, prev, &next, sizeof(next))) {
+		key = next;
+		prev = &key;
+		err = u32_set_add(stacks, key.stack_id) ?: u32_set_add(tids, key.tid);
+	}
+	for (prev = NULL; !err && !bpf_map__get_next_key(l->skel->maps.pending_sleep, prev, &ntid, sizeof(ntid));) {
+		tid = ntid;
+		prev = &tid;
+		if (!bpf_map__lookup_elem(l->skel->maps.pending_sleep, &tid, sizeof(tid), &p, sizeof(p), 0))
+			err = u32_set_add(stacks, p.key.stack_id) ?: u32_set_add(tids, tid);
+	}
+	return err ?: spinning_stacks(l, stacks);
+}
+
+/* A wait in progress may have a new row to come, with the stack it took. */
+static int locks_trim(struct collector *c, void *priv)
+{
+	struct locks *l = priv;
+	struct htab stacks, tids;
+	int removed = forget_unchanged(&l->totals, &l->changed, l->skel->maps.stats), err;
+
+	(void)c;
+	if (removed < 0)
+		return removed;
+	htab_init(&stacks, sizeof(__u32), 1);
+	htab_init(&tids, sizeof(__u32), 1);
+	err = live_keys(l, &stacks, &tids);
+	if (!err)
+		err = u32_map_prune(l->skel->maps.stacks, &stacks);
+	if (err >= 0 && l->skel->rodata->per_task)
+		err = u32_map_prune(l->skel->maps.comms, &tids);
+	htab_free(&stacks);
+	htab_free(&tids);
+	return err < 0 ? err : removed;
+}
+
 int collector__fetch_stack(void *ctx, int32_t id, uint64_t *frames, int max)
 {
 	struct locks *l = family_priv(ctx, FAMILY_LOCKS);
@@ -421,4 +486,5 @@ const struct family_ops locks_family = {
 	.nlost = NLOST,
 	.lost = locks_lost,
 	.object = locks_object,
+	.trim = locks_trim,
 };

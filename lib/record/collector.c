@@ -298,6 +298,83 @@ int collector__stop(struct collector *c, struct snapshot *s)
 	return drain_families(c, s, true);
 }
 
+int collector__trim(struct collector *c)
+{
+	int i, n, removed = 0;
+
+	for (i = 0; i < FAMILY_COUNT; i++) {
+		if (c->status[i].state != FSTATE_ATTACHED || !families[i]->trim)
+			continue;
+		n = families[i]->trim(c, c->priv[i]);
+		if (n < 0)
+			return n;
+		removed += n;
+	}
+	return removed;
+}
+
+int u32_set_add(struct htab *set, int32_t id)
+{
+	uint32_t k = id;
+
+	if (id < 0)
+		return 0;
+	return htab_get(set, &k, NULL) ? 0 : -ENOMEM;
+}
+
+int forget_unchanged(struct htab *totals, struct htab *changed, struct bpf_map *map)
+{
+	const void *k;
+	void *v, *dst;
+	struct htab kept;
+	size_t it = 0;
+	int removed = 0;
+
+	htab_init(&kept, totals->key_size, totals->val_size);
+	while ((v = htab_next(totals, &it, &k))) {
+		if (!htab_find(changed, k)) {
+			removed += !bpf_map__delete_elem(map, k, totals->key_size, 0);
+			continue;
+		}
+		dst = htab_get(&kept, k, NULL);
+		if (!dst) {
+			htab_free(&kept);
+			return -ENOMEM;
+		}
+		memcpy(dst, v, totals->val_size);
+	}
+	htab_free(totals);
+	*totals = kept;
+	htab_free(changed);
+	htab_init(changed, totals->key_size, 1);
+	return removed;
+}
+
+/* Keys first, deletions after: a deleted key would restart the walk from the first. */
+int u32_map_prune(struct bpf_map *m, const struct htab *set)
+{
+	__u32 key, next, *ids = NULL;
+	const void *prev = NULL;
+	size_t n = 0, cap = 0, i;
+	int removed = 0;
+
+	while (!bpf_map__get_next_key(m, prev, &next, sizeof(next))) {
+		key = next;
+		prev = &key;
+		if (htab_find(set, &key))
+			continue;
+		if (grow_array((void **)&ids, &cap, n + 1, sizeof(*ids))) {
+			free(ids);
+			return -ENOMEM;
+		}
+		ids[n++] = key;
+	}
+	for (i = 0; i < n; i++)
+		removed += !bpf_map__delete_elem(m, &ids[i], sizeof(ids[i]), 0);
+	free(ids);
+	return removed;
+}
+
 int object_prog_stats(const struct bpf_object *obj, struct prog_stats *st)
 {
 	struct bpf_program *prog;
@@ -377,7 +454,7 @@ size_t collector__lost(const struct collector *c, struct lost_counter *out, size
 		memset(vals, 0, sizeof(vals));
 		ops->lost(c, c->priv[i], vals);
 		for (j = 0; j < ops->nlost; j++)
-			out[n++] = (struct lost_counter){ ops->lost_names[j], vals[j] };
+			out[n++] = (struct lost_counter){ ops->lost_names[j], vals[j], 1 << i };
 	}
 	return n;
 }

@@ -114,6 +114,7 @@ int collector__fetch_sample_ustack(void *ctx, int32_t id, uint64_t *frames, int 
 struct lost_counter {
 	const char *name;
 	uint64_t value;
+	enum family family;
 };
 
 /*
@@ -135,6 +136,14 @@ int collector__consume(struct collector *c);
  * the number written, or -errno when the kernel does not measure it.
  */
 int collector__costs(const struct collector *c, struct probe_cost *out, size_t max);
+/*
+ * serve, between segments: what the kernel's maps hold of rows that did
+ * not change since the last trim, and of stacks no row refers to, is
+ * removed (and forgotten here), so that the maps never fill up with the
+ * locks and threads of the past: the rows removed, or -errno. A wait
+ * counted on such a row in the microseconds of its removal is lost.
+ */
+int collector__trim(struct collector *c);
 /* Every CPU's rq->__lock address, when the kernel lets us find them. */
 size_t collector__rq_locks(const struct collector *c, const uint64_t **addrs);
 
