@@ -37,6 +37,9 @@ static void usage(FILE *f)
 		"      --lock-addresses   keep the addresses of unnamed locks in label values\n"
 		"      --max-stacks N     stacks kept per pprof profile (default 10000)\n"
 		"      --max-connections N  HTTP connections at once (default 64)\n"
+		"      --lines            user frames with DWARF file:line and inline frames, as\n"
+		"                         record's (memory grows with the debug info of every\n"
+		"                         binary seen in a segment)\n"
 		"  -a, --all-cpus         record the whole system (the default)\n"
 		"  -p, --pid PID          record process PID and the processes it forks\n"
 		"  -e, --events LIST      probe families, as for record (default locks,sample)\n"
@@ -57,6 +60,7 @@ static void usage(FILE *f)
 
 enum {
 	OPT_MAX_SERIES = SESSION_OPT__END, OPT_LOCK_ADDRESSES, OPT_MAX_STACKS, OPT_MAX_CONNECTIONS,
+	OPT_LINES,
 };
 
 static const struct option long_opts[] = {
@@ -68,6 +72,7 @@ static const struct option long_opts[] = {
 	{ "lock-addresses", no_argument, NULL, OPT_LOCK_ADDRESSES },
 	{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
 	{ "max-connections", required_argument, NULL, OPT_MAX_CONNECTIONS },
+	{ "lines", no_argument, NULL, OPT_LINES },
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "pid", required_argument, NULL, 'p' },
 	{ "events", required_argument, NULL, 'e' },
@@ -147,6 +152,9 @@ static int parse_own(struct serve_opts *o, int opt, const char *arg)
 		return parse_ulong("--max-series", arg, 1, 100000, &o->metrics.max_series) ? -EINVAL : 0;
 	case OPT_LOCK_ADDRESSES:
 		o->metrics.addresses = true;
+		return 0;
+	case OPT_LINES:
+		o->lines = true;
 		return 0;
 	case OPT_MAX_STACKS:
 		return parse_ulong("--max-stacks", arg, 10, 10000000, &o->max_stacks);
@@ -294,6 +302,7 @@ static int start(struct serve *v, const struct session_hooks *hooks)
 
 	v->s.hooks = hooks;
 	v->s.o.usyms_budget_ns = v->s.o.bucket * NSEC_PER_SEC / 100;
+	v->s.o.usyms_no_lines = !v->o.lines;
 	v->start_wall_ns = wall_ns();
 	code = session__start(&v->s);
 	if (code)

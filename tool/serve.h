@@ -40,6 +40,7 @@ struct serve_opts {
 	bool listen_loopback;
 	struct metrics_opts metrics;
 	unsigned long max_stacks;
+	bool lines;		/* --lines: DWARF lines and inlines for user frames */
 };
 
 struct serve {

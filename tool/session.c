@@ -753,7 +753,8 @@ static int open_writer(struct session *s)
 		.on_user_tgid_ctx = s,
 		.usyms_leaves_only = s->o.brief_usyms,
 	};
-	struct syms_opts so = { .lines = !s->o.brief_usyms, .inlines = !s->o.brief_usyms };
+	bool lines = !s->o.brief_usyms && !s->o.usyms_no_lines;
+	struct syms_opts so = { .lines = lines, .inlines = lines };
 	uint8_t id[16];
 	struct timespec ts;
 	int err;

@@ -59,6 +59,7 @@ struct session_opts {
 	unsigned long sample_freq;
 	bool probe_stats;	/* measure every family's cost, not only the opt-in ones */
 	bool brief_usyms;	/* sampled user functions only, no DWARF lines nor inlines (top) */
+	bool usyms_no_lines;	/* every user frame's function, no DWARF lines nor inlines (serve) */
 	uint64_t usyms_budget_ns;	/* time for session__write_usyms(), 0: no limit */
 	unsigned long event_budget;	/* uprobe hits per second, 0: the default */
 	bool force;		/* uprobes over the budget, or system-wide */
