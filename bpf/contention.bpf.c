@@ -15,6 +15,7 @@
 #include <bpf/bpf_core_read.h>
 #include "contention.h"
 #include "targets.bpf.h"
+#include "guard.bpf.h"
 #include "hist.h"
 
 /* The per-CPU spin stack is indexed with a mask the 6.1 verifier can follow. */
@@ -243,15 +244,6 @@ static void begin_spin(void *ctx, __u64 addr, __u32 flags, __u64 now)
 
 	if (!ps)
 		return;
-	/*
-	 * An interrupt that contends while our end program runs on this CPU:
-	 * its own end would be skipped as a recursion, leaving the entry
-	 * behind to be matched, much later, with a bogus wait.
-	 */
-	if (ps->in_end) {
-		count_lost(&lost.in_probe);
-		return;
-	}
 	drop_stale_spins(ps, now);
 	depth = ps->depth;
 	if (depth >= LS_PENDING_SPIN_DEPTH) {
@@ -307,24 +299,37 @@ static void begin_sleep(void *ctx, __u64 addr, __u32 flags, __u64 pid_tgid, __u6
 		count_lost(&lost.pending_full);
 }
 
+/*
+ * A wait that begins while one of our programs runs on this CPU (a map's
+ * lock, or an interrupt's while our contention_end runs, whose own end
+ * the kernel would skip as a recursion) is skipped and counted: the
+ * guard (guard.bpf.h) skips its end too.
+ */
 static __always_inline void on_begin(void *ctx, __u64 addr, __u32 flags)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 held, *g;
 
 	if (!is_target(pid_tgid >> 32))
 		return;
+	g = guard_enter(&held);
+	if (!g) {
+		count_lost(&lost.in_probe);
+		return;
+	}
 	__u64 now = bpf_ktime_get_ns();
 
 	if (flags & LCB_F_SPIN)
 		begin_spin(ctx, addr, flags, now);
 	else
 		begin_sleep(ctx, addr, flags, pid_tgid, now);
+	guard_leave(g);
 }
 
 /*
  * A new row is allocated here, once per row. Should that allocation
- * contend, the nested wait is refused at begin (in_end) rather than left
- * pending, since this program cannot re-enter itself to end it.
+ * contend, the nested wait is refused at begin (the guard) rather than
+ * left pending, since this program cannot re-enter itself to end it.
  */
 static void account(const struct cont_key *key, __u64 delta)
 {
@@ -390,15 +395,14 @@ static void end_sleep(__u64 addr, __u64 now)
 static __always_inline void on_end(__u64 addr)
 {
 	__u64 now = bpf_ktime_get_ns();
-	__u32 zero = 0;
+	__u32 zero = 0, held, *g = guard_enter(&held);
 	struct cont_pending_spin *ps = bpf_map_lookup_elem(&pending_spin, &zero);
 
-	if (!ps)
+	if (!g)
 		return;
-	ps->in_end = 1;
-	if (!end_spin(ps, addr, now))
+	if (ps && !end_spin(ps, addr, now))
 		end_sleep(addr, now);
-	ps->in_end = 0;
+	guard_leave(g);
 }
 
 /* tp_btf: the raw tracepoint arguments, typed through the kernel's BTF. */

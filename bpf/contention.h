@@ -64,7 +64,7 @@ struct cont_pending {
 
 struct cont_pending_spin {
 	__u32 depth;
-	__u32 in_end;		/* our contention_end runs on this CPU */
+	__u32 pad;
 	struct cont_pending slot[LS_PENDING_SPIN_DEPTH];
 };
 
@@ -87,7 +87,7 @@ struct cont_lost {
 	__u64 stack_error;	/* bpf_get_stackid failed otherwise */
 	__u64 map_full;		/* stats map full: the wait was not counted */
 	__u64 targets_full;	/* a child of the workload could not be followed */
-	__u64 in_probe;		/* a wait begun inside our own end program (interrupt) */
+	__u64 in_probe;		/* a wait begun while one of our programs ran on its CPU */
 };
 
 #endif /* __LOCKSTAT_CONTENTION_H */

@@ -4,56 +4,49 @@
  * avg/max and UTIL): a hold starts when the lock function returns with
  * the lock and ends when its release function is entered.
  *
- * fentry mode: one fexit program per lock function (a trampoline serves
- * one function) and one fentry program per release function. kprobe
- * mode: three programs attached to every function, told apart by their
- * cookie; the kretprobe does not see the arguments, so the kprobe at
- * entry remembers the lock for it.
+ * One fexit program per lock function (a trampoline serves one function)
+ * and one fentry program per release function. Not kprobes: on these
+ * functions they crashed and hung test guests (lib/collect_hold.c
+ * refuses them).
  *
  * Spinlocks are held by a CPU and released on it: a few per-CPU slots,
- * no hash and so no lock of our own on their path. Mutexes and rwsems
+ * no hash and so no lock of our own on their path (but for a row's
+ * first acquisition). Mutexes and rwsems
  * are held by a task, which may sleep and move: a hash on (lock, tid).
  *
- * The hash maps take raw spinlocks, which are themselves probed here:
- * every program runs under a per-CPU "busy" mark, and a lock event that
- * comes while it is set (our own map's bucket lock, or an interrupt) is
- * skipped, so that no hold is half-seen and no map is re-entered.
+ * The hash maps take raw spinlocks, which are themselves probed here,
+ * and so do the other families' maps: every program runs under the mark
+ * all our objects share (guard.bpf.h), and a lock event that comes while
+ * it is set (a map's bucket lock) is skipped, so that no hold is
+ * half-seen, no map is re-entered and no program of ours waits for a
+ * lock inside another. Interrupts are skipped too: their locks are not
+ * the interrupted task's, and a program there would lengthen every
+ * critical section of the kernel with interrupts off.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "hold.h"
 #include "targets.bpf.h"
+#include "guard.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /*
- * Frames of ours atop a stack: in fentry mode the program and its
- * trampoline (and, at downgrade_write's entry, the function itself); a
- * kprobe's stack starts from the probed registers. Skipping them leaves
- * the short stack to the callers, and an unwind that cannot get past the
- * trampoline (it happens in interrupts) empty rather than naming us.
+ * Frames of ours atop a stack: the program and its trampoline (and, at
+ * downgrade_write's entry, the function itself). Skipping them leaves the
+ * short stack to the callers, and an unwind that cannot get past the
+ * trampoline empty rather than naming us.
  */
-const volatile __u32 stack_skip;
+#define STACK_SKIP	2
 
 #define SPIN_SLOTS	8	/* spinlocks one CPU holds at once (power of 2) */
-#define ENTER_DEPTH	4	/* spin lock calls nested by interrupts (power of 2) */
 #define STALE_NS	1000000000ULL	/* a spinlock "held" this long was released unseen */
-
-/* busy values: a nested event is skipped; counted unless it is ours */
-#define BUSY_PROG	1
-#define BUSY_OWN_MAP	2
 
 struct spin_held {
 	__u64 lock_addr;	/* 0: free */
 	__u64 since_ns;
 	struct hold_row_key row;
-};
-
-/* kprobe mode: a spin lock call between its entry and return */
-struct spin_entering {
-	__u64 lock_addr;
-	__u64 cookie;
 };
 
 struct sleep_key {
@@ -68,11 +61,8 @@ struct sleep_held {
 };
 
 struct cpu_state {
-	__u32 busy;
 	__u32 nheld;		/* used slots in held[] */
-	__u32 nentering;	/* may exceed ENTER_DEPTH: the extra ones are not kept */
 	__u32 pad;
-	struct spin_entering entering[ENTER_DEPTH];
 	struct spin_held held[SPIN_SLOTS];
 	struct sleep_held scratch;	/* a new row key or sleeping hold */
 };
@@ -98,14 +88,6 @@ struct {
 	__uint(max_entries, 16384);
 } sleep_holds SEC(".maps");
 
-/* kprobe mode: the sleeping lock a task is inside of, by tid */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__type(key, __u32);
-	__type(value, struct spin_entering);
-	__uint(max_entries, 8192);
-} sleep_entering SEC(".maps");
-
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__type(key, __u32);
@@ -129,52 +111,76 @@ static __always_inline bool wanted(__u32 *tid)
 }
 
 /*
- * This CPU's state, marked busy; NULL when one of ours already runs here.
- * count: say so in the lost table (once per event: kprobe mode enters at
- * the call and at the return).
+ * x86's preempt count: per CPU, as __preempt_count before 6.2 and again
+ * from 6.15, in pcpu_hot in between. Neither: never in an interrupt.
  */
-static __always_inline struct cpu_state *enter(bool count)
+extern const int __preempt_count __ksym __weak;
+struct pcpu_hot {
+	int preempt_count;
+} __attribute__((preserve_access_index));
+extern const struct pcpu_hot pcpu_hot __ksym __weak;
+
+#define NMI_MASK	0x00f00000
+#define HARDIRQ_MASK	0x000f0000
+#define SOFTIRQ_OFFSET	0x00000100	/* serving a softirq (not one disabled by _bh) */
+
+static __always_inline bool in_interrupt(void)
 {
-	__u32 zero = 0;
-	struct cpu_state *s = bpf_map_lookup_elem(&cpu_states, &zero);
+	int pc;
+
+	if (&__preempt_count)
+		pc = *(const int *)bpf_this_cpu_ptr(&__preempt_count);
+	else if (&pcpu_hot)
+		pc = ((const struct pcpu_hot *)bpf_this_cpu_ptr(&pcpu_hot))->preempt_count;
+	else
+		return false;
+	return pc & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET);
+}
+
+/*
+ * This CPU's state, with the shared guard set in *g; NULL when the event
+ * is skipped: an interrupt's, or one of our programs already runs here
+ * (a loss, unless it is our own map's lock).
+ */
+static __always_inline struct cpu_state *enter(__u32 **g)
+{
+	__u32 zero = 0, held;
+	struct cpu_state *s;
 	struct hold_lost *l;
 
-	if (!s)
+	if (in_interrupt())
 		return NULL;
-	if (s->busy) {
-		if (count && s->busy == BUSY_PROG && (l = lost()))
+	*g = guard_enter(&held);
+	if (!*g) {
+		if (held == GUARD_PROG && (l = lost()))
 			l->nested++;
 		return NULL;
 	}
-	s->busy = BUSY_PROG;
+	s = bpf_map_lookup_elem(&cpu_states, &zero);
+	if (!s)
+		guard_leave(*g);
 	return s;
 }
 
-static __always_inline void leave(struct cpu_state *s)
-{
-	s->busy = 0;
-}
-
 /* A write to one of our hash maps: the bucket lock it takes is not the workload's. */
-static __always_inline long own_update(struct cpu_state *s, void *map, const void *k,
-				       const void *v, __u64 flags)
+static __always_inline long own_update(void *map, const void *k, const void *v, __u64 flags)
 {
 	long err;
 
-	s->busy = BUSY_OWN_MAP;
+	guard_mark(GUARD_OWN_MAP);
 	err = bpf_map_update_elem(map, k, v, flags);
-	s->busy = BUSY_PROG;
+	guard_mark(GUARD_PROG);
 	return err;
 }
 
-static __always_inline void own_delete(struct cpu_state *s, void *map, const void *k)
+static __always_inline void own_delete(void *map, const void *k)
 {
-	s->busy = BUSY_OWN_MAP;
+	guard_mark(GUARD_OWN_MAP);
 	bpf_map_delete_elem(map, k);
-	s->busy = BUSY_PROG;
+	guard_mark(GUARD_PROG);
 }
 
-static __always_inline struct hold_row_val *row_of(struct cpu_state *s, const struct hold_row_key *k)
+static __always_inline struct hold_row_val *row_of(const struct hold_row_key *k)
 {
 	struct hold_row_val zero = { 0 }, *v;
 	struct hold_lost *l;
@@ -182,7 +188,7 @@ static __always_inline struct hold_row_val *row_of(struct cpu_state *s, const st
 	v = bpf_map_lookup_elem(&hold_rows, k);
 	if (v)
 		return v;
-	if (own_update(s, &hold_rows, k, &zero, BPF_NOEXIST) && (l = lost()))
+	if (own_update(&hold_rows, k, &zero, BPF_NOEXIST) && (l = lost()))
 		l->rows_full++;
 	return bpf_map_lookup_elem(&hold_rows, k);
 }
@@ -264,12 +270,12 @@ static __always_inline void hold_sleeping(struct cpu_state *s, __u64 lock, __u32
 	long err;
 
 	s->scratch.since_ns = now;
-	err = own_update(s, &sleep_holds, &sk, &s->scratch, BPF_NOEXIST);
+	err = own_update(&sleep_holds, &sk, &s->scratch, BPF_NOEXIST);
 	/* Already there: a release went elsewhere (an rwsem reader's) or unseen. */
 	if (err == -EEXIST) {
 		if ((l = lost()))
 			l->release_unseen++;
-		err = own_update(s, &sleep_holds, &sk, &s->scratch, BPF_ANY);
+		err = own_update(&sleep_holds, &sk, &s->scratch, BPF_ANY);
 	}
 	if (err && (l = lost()))
 		l->pending_full++;
@@ -291,7 +297,7 @@ static __always_inline void acquired(void *ctx, struct cpu_state *s, __u64 lock,
 	k->pad = 0;
 	__builtin_memset(k->frames, 0, sizeof(k->frames));
 	bpf_get_stack(ctx, k->frames, sizeof(k->frames), skip & BPF_F_SKIP_FIELD_MASK);
-	v = row_of(s, k);
+	v = row_of(k);
 	if (v) {
 		if (ok)
 			v->acquired++;
@@ -319,12 +325,12 @@ static __always_inline bool succeeded(__u32 how, long ret)
 static __always_inline int on_acquired(void *ctx, __u64 lock, __u32 kind, bool ok)
 {
 	struct cpu_state *s;
-	__u32 tid;
+	__u32 tid, *g;
 
-	if (!lock || !wanted(&tid) || !(s = enter(true)))
+	if (!lock || !wanted(&tid) || !(s = enter(&g)))
 		return 0;
-	acquired(ctx, s, lock, kind, ok, tid, stack_skip);
-	leave(s);
+	acquired(ctx, s, lock, kind, ok, tid, STACK_SKIP);
+	guard_leave(g);
 	return 0;
 }
 
@@ -335,14 +341,13 @@ static __always_inline int on_acquired(void *ctx, __u64 lock, __u32 kind, bool o
  */
 static __always_inline int on_spin_release(__u64 lock)
 {
-	__u32 zero = 0, tid, i;
+	__u32 zero = 0, tid, i, held, *g;
 	struct cpu_state *s = bpf_map_lookup_elem(&cpu_states, &zero);
 	struct spin_held *h;
 	struct hold_lost *l;
 
-	if (!s || !s->nheld || s->busy)
+	if (!s || !s->nheld || in_interrupt() || !(g = guard_enter(&held)))
 		return 0;
-	s->busy = BUSY_PROG;
 	for (i = 0; i < SPIN_SLOTS; i++) {
 		h = &s->held[i];
 		if (h->lock_addr != lock)
@@ -350,12 +355,12 @@ static __always_inline int on_spin_release(__u64 lock)
 		account_hold(&h->row, bpf_ktime_get_ns() - h->since_ns);
 		h->lock_addr = 0;
 		s->nheld--;
-		leave(s);
+		guard_leave(g);
 		return 0;
 	}
 	if (wanted(&tid) && (l = lost()))
 		l->unmatched_release++;
-	leave(s);
+	guard_leave(g);
 	return 0;
 }
 
@@ -363,19 +368,19 @@ static __always_inline int on_sleep_release(__u64 lock)
 {
 	struct sleep_key sk = { .lock_addr = lock };
 	struct sleep_held *h;
-	struct cpu_state *s;
 	struct hold_lost *l;
+	__u32 *g;
 
-	if (!lock || !wanted(&sk.tid) || !(s = enter(true)))
+	if (!lock || !wanted(&sk.tid) || !enter(&g))
 		return 0;
 	h = bpf_map_lookup_elem(&sleep_holds, &sk);
 	if (h) {
 		account_hold(&h->row, bpf_ktime_get_ns() - h->since_ns);
-		own_delete(s, &sleep_holds, &sk);
+		own_delete(&sleep_holds, &sk);
 	} else if ((l = lost())) {
 		l->unmatched_release++;
 	}
-	leave(s);
+	guard_leave(g);
 	return 0;
 }
 
@@ -388,16 +393,17 @@ static __always_inline int on_downgrade(void *ctx, __u64 lock)
 	struct sleep_key sk = { .lock_addr = lock };
 	struct sleep_held *h;
 	struct cpu_state *s;
+	__u32 *g;
 
-	if (!lock || !wanted(&sk.tid) || !(s = enter(true)))
+	if (!lock || !wanted(&sk.tid) || !(s = enter(&g)))
 		return 0;
 	h = bpf_map_lookup_elem(&sleep_holds, &sk);
 	if (h) {
 		account_hold(&h->row, bpf_ktime_get_ns() - h->since_ns);
-		own_delete(s, &sleep_holds, &sk);
+		own_delete(&sleep_holds, &sk);
 	}
-	acquired(ctx, s, lock, HOLD_RWSEM_READ, true, sk.tid, stack_skip + 1);
-	leave(s);
+	acquired(ctx, s, lock, HOLD_RWSEM_READ, true, sk.tid, STACK_SKIP + 1);
+	guard_leave(g);
 	return 0;
 }
 
@@ -411,8 +417,7 @@ static __always_inline int on_release(void *ctx, __u64 lock, __u32 kind)
 }
 
 /*
- * fentry mode: one program per function, its name the function's with a
- * prefix. The return value is read only where it means something: the
+ * One program per function, its name the function's with a prefix. The return value is read only where it means something: the
  * verifier refuses a read of a void function's.
  */
 #define FEXIT_LOCK(fn, kind, how, release)				\
@@ -432,86 +437,3 @@ int BPF_PROG(fe_##fn, void *lock)					\
 
 HOLD_LOCK_FUNCS(FEXIT_LOCK)
 HOLD_UNLOCK_FUNCS(FENTRY_UNLOCK)
-
-/* kprobe mode: the lock a call is for, kept until it returns. */
-static __always_inline void remember_entry(struct cpu_state *s, __u64 lock, __u64 cookie, __u32 tid)
-{
-	struct spin_entering e = { .lock_addr = lock, .cookie = cookie };
-	struct hold_lost *l;
-	__u32 n;
-
-	if (HOLD_COOKIE_KIND(cookie) != HOLD_SPIN) {
-		if (own_update(s, &sleep_entering, &tid, &e, BPF_ANY) && (l = lost()))
-			l->pending_full++;
-		return;
-	}
-	n = s->nentering++;
-	barrier_var(n);
-	if (n < ENTER_DEPTH)
-		s->entering[n & (ENTER_DEPTH - 1)] = e;
-}
-
-/* The lock of the call returning now, or 0; spin calls return in LIFO order. */
-static __always_inline __u64 recall_entry(struct cpu_state *s, __u64 cookie, __u32 tid)
-{
-	struct spin_entering *e;
-	__u64 lock;
-	__u32 n;
-
-	if (HOLD_COOKIE_KIND(cookie) != HOLD_SPIN) {
-		e = bpf_map_lookup_elem(&sleep_entering, &tid);
-		if (!e || e->cookie != cookie)
-			return 0;
-		lock = e->lock_addr;
-		own_delete(s, &sleep_entering, &tid);
-		return lock;
-	}
-	if (!s->nentering)
-		return 0;
-	n = --s->nentering;
-	barrier_var(n);
-	if (n >= ENTER_DEPTH)
-		return 0;
-	e = &s->entering[n & (ENTER_DEPTH - 1)];
-	if (e->cookie != cookie) {	/* out of step: start again */
-		s->nentering = 0;
-		return 0;
-	}
-	return e->lock_addr;
-}
-
-SEC("kprobe")
-int BPF_KPROBE(kp_lock, void *lock)
-{
-	struct cpu_state *s;
-	__u32 tid;
-
-	if (!lock || !wanted(&tid) || !(s = enter(false)))
-		return 0;
-	remember_entry(s, (__u64)lock, bpf_get_attach_cookie(ctx), tid);
-	leave(s);
-	return 0;
-}
-
-SEC("kretprobe")
-int BPF_KRETPROBE(kp_lock_ret, long ret)
-{
-	__u64 cookie = bpf_get_attach_cookie(ctx), lock;
-	struct cpu_state *s;
-	__u32 tid;
-
-	if (!wanted(&tid) || !(s = enter(true)))
-		return 0;
-	lock = recall_entry(s, cookie, tid);
-	if (lock)
-		acquired(ctx, s, lock, HOLD_COOKIE_KIND(cookie),
-			 succeeded(HOLD_COOKIE_HOW(cookie), ret), tid, stack_skip);
-	leave(s);
-	return 0;
-}
-
-SEC("kprobe")
-int BPF_KPROBE(kp_unlock, void *lock)
-{
-	return on_release(ctx, (__u64)lock, HOLD_COOKIE_KIND(bpf_get_attach_cookie(ctx)));
-}

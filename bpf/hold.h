@@ -4,7 +4,7 @@
 
 /*
  * Hold times of kernel spinlocks, mutexes and rw_semaphores from the lock
- * functions themselves (fexit/fentry, else kretprobe/kprobe): every
+ * functions themselves (fexit/fentry; never kprobes): every
  * acquisition, not only the contended ones, as lockmeter counted them.
  * Shared by bpf/hold.bpf.c and lib/record/collect_hold.c; only __u32/__u64.
  */
@@ -20,11 +20,6 @@
 #define HOLD_RET_VOID		0	/* returns when it has the lock */
 #define HOLD_RET_TRY		1	/* nonzero: acquired; zero: gave up at once */
 #define HOLD_RET_ERR		2	/* zero: acquired; -EINTR: a signal came first */
-
-/* A kprobe's cookie: which kind of lock, and how success shows. */
-#define HOLD_COOKIE(kind, how)	((kind) | ((how) << 8))
-#define HOLD_COOKIE_KIND(c)	((c) & 0xff)
-#define HOLD_COOKIE_HOW(c)	(((c) >> 8) & 0xff)
 
 /*
  * X(function, kind, how, release): the acquire side. A function is only
@@ -56,7 +51,7 @@
  * hold and starts a read hold, as the mmap_lock tracepoints count it;
  * it comes after up_read, which ends that read hold.
  */
-#define HOLD_DOWNGRADE		5	/* not a row kind: a release's cookie */
+#define HOLD_DOWNGRADE		5	/* not a row kind: a release's */
 #define HOLD_UNLOCK_FUNCS(X)				\
 	X(_raw_spin_unlock, HOLD_SPIN)			\
 	X(_raw_spin_unlock_irq, HOLD_SPIN)		\
@@ -88,7 +83,7 @@ struct hold_lost {
 	__u64 release_unseen;		/* a hold dropped: its release was never seen */
 	__u64 pending_full;		/* a hold not tracked: slots or map full */
 	__u64 rows_full;
-	__u64 nested;			/* a lock taken while our program ran (interrupt) */
+	__u64 nested;			/* a lock taken while one of our programs ran on its CPU */
 };
 
 #endif

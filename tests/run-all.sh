@@ -1,26 +1,70 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Every test tier this machine can run. A tier that cannot run says why
-# and counts as skipped, never as passed. The last line is the summary.
+# and counts as skipped, never as passed; one that fails, or dies before
+# its summary line, counts as failed. The last line is the summary.
+#
+# LOCKSTAT_CI_EXPECT=FILE (see tests/ci-expect): what this machine has.
+# Then a skipped tier that FILE lists, or a skip (SKIP: lines, TAP's
+# "# SKIP") naming a prerequisite FILE lists, is a failure: on the CI
+# machine a skip means something broke, not that something is missing.
 dir=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$dir/.." && pwd)
 pass=0 fail=0 skip=0
+logs=$(mktemp -d /tmp/lockstat-all.XXXXXX)
+trap 'rm -rf "$logs"' EXIT
+skipped_tiers=
 
-tier() {	# name, then the command; parses the tier's "N passed, N failed" line
-	local name=$1 out rc p f s
+tier() {	# name, then the command; parses the tier's "N passed, N failed, N skipped" line
+	local name=$1 rc last p f s
 	shift
 	echo "=== $name"
-	out=$("$@" 2>&1 | tee -a /dev/stderr | tail -n 1)
+	"$@" 2>&1 | tee "$logs/$name"
 	rc=${PIPESTATUS[0]}
-	p=$(sed -n 's/.*: \([0-9]*\) passed.*/\1/p' <<<"$out")
-	f=$(sed -n 's/.* \([0-9]*\) failed.*/\1/p' <<<"$out")
-	s=$(sed -n 's/.* \([0-9]*\) skipped.*/\1/p' <<<"$out")
+	last=$(tail -n 1 "$logs/$name")
+	p=$(sed -n 's/^[a-z]*: \([0-9]*\) passed.*/\1/p' <<<"$last")
+	f=$(sed -n 's/.* \([0-9]*\) failed.*/\1/p' <<<"$last")
+	s=$(sed -n 's/.* \([0-9]*\) skipped.*/\1/p' <<<"$last")
 	pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0})); skip=$((skip + ${s:-0}))
-	if [ "$rc" = 77 ]; then	# the whole tier could not run; it said why
-		skip=$((skip + 1))
+	if [ -z "$p" ]; then
+		echo "not ok - $name tier: exit $rc before its summary line"
+		fail=$((fail + 1))
+	elif [ "$rc" = 77 ]; then	# the whole tier could not run; it said why
+		skipped_tiers+=" $name"
+		[ -n "$s" ] || skip=$((skip + 1))
 	elif [ "$rc" != 0 ] && [ "${f:-0}" = 0 ]; then
+		echo "not ok - $name tier: exit $rc with no failure counted"
 		fail=$((fail + 1))
 	fi
+}
+
+# The prerequisites a tier's skips name: "SKIP: WHERE: PREREQ[, PREREQ]: why"
+# and "ok - ...: what # SKIP PREREQ: why".
+skipped_prereqs() {
+	sed -n -e 's/^.*SKIP: [^:]*: \([A-Z][A-Z0-9_]*\(, [A-Z][A-Z0-9_]*\)*\): .*/\1/p' \
+		-e 's/^ok - .* # SKIP \([A-Z][A-Z0-9_]*\(, [A-Z][A-Z0-9_]*\)*\): .*/\1/p' "$1" |
+		tr -s ', ' '\n\n' | sort -u
+}
+
+# Fail for every skip that LOCKSTAT_CI_EXPECT says this machine cannot have.
+ci_expect() {
+	local want=$1 t name p
+	[ -r "$want" ] || { echo "not ok - ci: cannot read LOCKSTAT_CI_EXPECT=$want"; fail=$((fail + 1)); return; }
+	for t in $(awk '$1 == "tier" { print $2 }' "$want"); do
+		if [[ " $skipped_tiers " == *" $t "* ]] || [ ! -e "$logs/$t" ]; then
+			echo "not ok - ci: the $t tier did not run, but $want says this machine runs it"
+			fail=$((fail + 1))
+		fi
+	done
+	for name in $(ls "$logs"); do
+		for p in $(skipped_prereqs "$logs/$name"); do
+			awk -v p="$p" -v t="$name" '$1 == "has" && ($2 == p || $2 == t ":" p) { found = 1 } END { exit !found }' "$want" ||
+				continue
+			echo "not ok - ci: the $name tier skipped for want of $p, which $want says this machine has:"
+			grep -E "SKIP:? ([^:]*: )?([A-Z0-9_]+, )*$p[,:]" "$logs/$name" | sed 's/^/#   /'
+			fail=$((fail + 1))
+		done
+	done
 }
 
 tier unit "$dir/run-unit.sh" "$root"/build/tests/test_*
@@ -31,9 +75,11 @@ if [ "$(id -u)" = 0 ]; then
 	# fentry, kprobes and an older kernel, in Debian's cloud kernel under QEMU
 	tier vm "$dir/vm/run-vm.sh"
 else
-	echo "SKIP: host tier: needs root (CAP_BPF, CAP_PERFMON)"
-	echo "SKIP: vm tier: needs root (apt-get, the VM's kernel cache)"
+	echo "SKIP: host tier: ROOT: needs root (CAP_BPF, CAP_PERFMON)"
+	echo "SKIP: vm tier: ROOT: needs root (apt-get, the VM's kernel cache)"
+	skipped_tiers+=" host vm"
 	skip=$((skip + 2))
 fi
+[ -n "${LOCKSTAT_CI_EXPECT:-}" ] && ci_expect "$LOCKSTAT_CI_EXPECT"
 echo "lockstat: $pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

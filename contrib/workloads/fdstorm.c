@@ -20,8 +20,10 @@
  *
  * Output is a contract (tests and benchmarks parse it): one line on
  * stdout,
- *   fdstorm: mode=threads workers=2 ops=1234567 secs=3.001 ops/s=411234
- * or with -q the ops/s integer alone.
+ *   fdstorm: mode=threads overlap=97.0% workers=2 ops=1234567 secs=3.001 ops/s=411234
+ * or with -q the ops/s integer alone.  overlap= (2 workers or more) is how
+ * much of the run the workers ran at once (workload.h, wl_beat()): with
+ * threads, file_lock contention needs it.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -33,6 +35,8 @@
 
 #define PROG		"fdstorm"
 #define OPT_FORK	256	/* long-only: no char value a short option has */
+/* 16 ops, a few microseconds: a time slice rarely falls inside a batch. */
+#define WL_BEAT_OPS	16
 
 #include "workload.h"
 
@@ -48,7 +52,8 @@ static void usage(FILE *f)
 	      "            (the contrast case); default is threads sharing one\n"
 	      WL_USAGE_QUIET_HELP
 	      "Prints one line on stdout:\n"
-	      "  " PROG ": mode=threads|processes workers=N ops=N secs=S.SSS ops/s=N\n"
+	      "  " PROG ": mode=threads|processes [overlap=P.P%] workers=N ops=N secs=S.SSS ops/s=N\n"
+	      "overlap: the share of the run the workers ran at once (2 workers or more)\n"
 	      WL_USAGE_EXIT,
 	      f);
 }
@@ -73,6 +78,7 @@ static void run_worker(unsigned int id)
 	wait_for_go();
 	/* Count locally: a shared counter would add its own contention. */
 	while (src >= 0 && ops < quota && !ctl->stop) {
+		wl_beat(id, ops);
 		fd = dup(src);
 		if (fd < 0) {
 			fail(s, "dup");

@@ -16,8 +16,9 @@
  *
  * Output is a contract (tests and benchmarks parse it): one line on
  * stdout,
- *   mmapstorm: workers=2 ops=123456 secs=3.001 ops/s=41152
- * or with -q the ops/s integer alone.
+ *   mmapstorm: overlap=95.0% workers=2 ops=123456 secs=3.001 ops/s=41152
+ * or with -q the ops/s integer alone; overlap= (2 workers or more) as in
+ * fdstorm.
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -30,6 +31,8 @@
 
 #define PROG		"mmapstorm"
 #define MAX_KIB		(1024 * 1024)
+/* An op takes 10-20 us: look after each one, far shorter than a time slice. */
+#define WL_BEAT_OPS	1
 
 #include "workload.h"
 
@@ -53,7 +56,8 @@ static void usage(FILE *f)
 	      "            (default 64)\n"
 	      WL_USAGE_QUIET_HELP
 	      "Prints one line on stdout:\n"
-	      "  " PROG ": workers=N ops=N secs=S.SSS ops/s=N\n"
+	      "  " PROG ": [overlap=P.P%] workers=N ops=N secs=S.SSS ops/s=N\n"
+	      "overlap: the share of the run the workers ran at once (2 workers or more)\n"
 	      WL_USAGE_EXIT,
 	      f);
 }
@@ -100,6 +104,7 @@ static void run_worker(unsigned int id)
 	wait_for_go();
 	/* Count locally: a shared counter would add its own contention. */
 	while (ops < quota && !ctl->stop) {
+		wl_beat(id, ops);
 		if (map_touch_unmap(s))
 			break;
 		ops++;

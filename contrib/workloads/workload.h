@@ -6,8 +6,9 @@
  * lockstat has a known contention to find.  Each one promises (tests and
  * benchmarks rely on it):
  *  - one final line on stdout with its figure of merit,
- *      PROG: [own fields ]workers=N ops=N secs=S.SSS ops/s=N
- *    or with -q the ops/s integer alone;
+ *      PROG: [own fields ][overlap=P.P% ]workers=N ops=N secs=S.SSS ops/s=N
+ *    or with -q the ops/s integer alone; overlap= comes from workers
+ *    that call wl_beat() (see there), with 2 workers or more;
  *  - -t N workers, -d SECS to run (default 3), -n OPS in total (wins over
  *    -d), -q, -h and --help, parsed here; anything else is its own;
  *  - SIGINT or SIGTERM stops the run early, and the line is still printed
@@ -84,12 +85,19 @@
 	"SIGINT or SIGTERM ends the run early; the line is still printed and\n" \
 	"the exit status is 0.  Exit status 1: runtime error; 2: bad usage.\n"
 
-/* Written once by its worker when the loop ends; one cache line each. */
+/*
+ * Written once by its worker when the loop ends, but for the heartbeat
+ * (wl_beat()); one cache line each.
+ */
 struct slot {
 	uint64_t ops;
 	double end;		/* CLOCK_MONOTONIC seconds at loop exit */
 	const char *what;	/* failing call; a literal, valid after fork */
 	int err;		/* its errno, 0 if none */
+	volatile uint64_t beat;	/* batches done, read by the previous worker */
+	uint64_t seen;		/* the next worker's beat at our last batch */
+	uint64_t batches;	/* batches after the first */
+	uint64_t shared;	/* of those, the ones the next worker also advanced in */
 } __attribute__((aligned(CACHELINE)));
 
 /* MAP_SHARED where workers may be processes, so they report through it. */
@@ -345,6 +353,55 @@ static void __attribute__((unused)) record(struct slot *s, uint64_t ops)
 	s->ops = ops;
 }
 
+/*
+ * Two workers contend only while they run at once, and on a busy machine
+ * with few CPUs they may take turns instead: then a test that finds no
+ * contention must know why. A worker that calls wl_beat(id, ops) once
+ * per op (ops: its count so far) looks, every WL_BEAT_OPS ops, whether
+ * the next worker finished a batch since its own last look. Taking turns
+ * on one CPU, it did only where we were preempted inside a batch (a
+ * batch is far shorter than a time slice); running at once, nearly
+ * always. wl_report() prints the share of batches where it did as
+ * overlap=P.P%. Only one cache line per worker is read, every WL_BEAT_OPS
+ * ops, so the probe adds next to nothing to what it measures.
+ */
+#ifndef WL_BEAT_OPS
+#define WL_BEAT_OPS	64
+#endif
+
+static void __attribute__((unused)) wl_beat(unsigned int id, uint64_t ops)
+{
+	struct slot *s = &ctl->slot[id];
+	uint64_t next;
+
+	if (ops % WL_BEAT_OPS || wl.workers < 2)
+		return;
+	next = ctl->slot[(id + 1) % wl.workers].beat;
+	if (ops) {
+		s->batches++;
+		s->shared += next != s->seen;
+	}
+	s->seen = next;
+	s->beat++;
+}
+
+/* "overlap=P% " for wl_report(), or "" where no worker beat. */
+static const char *overlap_field(char *buf, size_t len)
+{
+	uint64_t batches = 0, shared = 0, beats = 0;
+	unsigned int i;
+
+	for (i = 0; i < wl.workers; i++) {
+		beats += ctl->slot[i].beat;
+		batches += ctl->slot[i].batches;
+		shared += ctl->slot[i].shared;
+	}
+	if (!beats)
+		return "";
+	snprintf(buf, len, "overlap=%.1f%% ", batches ? 100.0 * shared / batches : 0.0);
+	return buf;
+}
+
 static void *thread_main(void *arg)
 {
 	worker_fn((unsigned int)(uintptr_t)arg);
@@ -514,6 +571,7 @@ static void __attribute__((unused)) wl_report(double t0, const char *fields)
 {
 	uint64_t ops = 0, rate = 0;
 	double end = t0, secs;
+	char overlap[32];
 	unsigned int i;
 
 	for (i = 0; i < wl.workers; i++) {
@@ -527,8 +585,8 @@ static void __attribute__((unused)) wl_report(double t0, const char *fields)
 	if (wl.quiet)
 		printf("%" PRIu64 "\n", rate);
 	else
-		printf(PROG ": %sworkers=%u ops=%" PRIu64 " secs=%.3f ops/s=%" PRIu64 "\n",
-		       fields, wl.workers, ops, secs, rate);
+		printf(PROG ": %s%sworkers=%u ops=%" PRIu64 " secs=%.3f ops/s=%" PRIu64 "\n",
+		       fields, overlap_field(overlap, sizeof(overlap)), wl.workers, ops, secs, rate);
 	if (fflush(stdout) == EOF)
 		die("stdout: %s", strerror(errno));
 }

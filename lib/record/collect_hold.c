@@ -77,8 +77,7 @@ _Static_assert(HL_RECURSION * sizeof(__u64) == sizeof(struct hold_lost), "the ke
 
 struct hold {
 	struct hold_bpf *skel;
-	bool fentry;
-	struct bpf_link *links[2 * NLOCK + NUNLOCK];	/* kprobe mode: call and return */
+	struct bpf_link *links[NLOCK + NUNLOCK];
 	size_t nlinks;
 	bool released[NUNLOCK];	/* the release function is attached */
 	int nlock, nunlock;
@@ -89,38 +88,31 @@ struct hold {
 };
 
 /*
- * fentry where trampolines work; kprobes only when asked for. In the VM
- * tier (Debian 6.1 under QEMU TCG) kprobes on these functions, with or
- * without the kretprobes, crashed (calls to address 0) or hung the guest
- * in about one boot of four of six recordings; fentry never did. Until
- * that is understood, auto never puts kprobes on the kernel's lock
- * functions. A forced mode is tried even where the feature probe said
+ * fentry only. kprobes on these functions, with or without kretprobes,
+ * crashed (calls to address 0) or hung Debian's 6.1 under QEMU in about
+ * one recording in twenty in the VM tier, where fentry never did: they
+ * are refused, whatever --attach says, rather than offered with a
+ * warning. A forced fentry is tried even where the feature probe said
  * no, so that the message is the failure of these very programs.
  */
-static int choose(const struct features *f, enum attach_mode want, bool *fentry,
-		  struct family_status *st)
-{
-	bool fe = f->r[FEAT_FENTRY].ok, kp = f->r[FEAT_KPROBE].ok;
-	const struct feature_result *forced = &f->r[want == ATTACH_KPROBE ? FEAT_KPROBE : FEAT_FENTRY];
-
-	if (want == ATTACH_FENTRY || want == ATTACH_KPROBE || fe) {
-		*fentry = want != ATTACH_KPROBE;
-		snprintf(st->mode, sizeof(st->mode), "%s", *fentry ? "fentry" : "kprobe");
-		if ((want == ATTACH_FENTRY || want == ATTACH_KPROBE) && !forced->ok)
-			snprintf(st->why, sizeof(st->why), "tried as asked, though: %.200s", forced->detail);
-		return 0;
-	}
-	snprintf(st->why, sizeof(st->why), "needs fentry: %.100s; kprobes%s are used only with --attach=kprobe "
-		 "(they crashed test guests: see the man page)", f->r[FEAT_FENTRY].detail,
-		 kp ? "" : " (none here either)");
-	return -EOPNOTSUPP;
-}
+#define NO_KPROBES "kprobes on the kernel's lock functions are refused (they crashed and hung " \
+		   "test kernels: see the man page)"
 
 static int hold_choose_mode(const struct features *f, enum attach_mode want, struct family_status *st)
 {
-	bool fentry;
-
-	return choose(f, want, &fentry, st);
+	if (want == ATTACH_KPROBE) {
+		snprintf(st->why, sizeof(st->why), "needs fentry: " NO_KPROBES);
+		return -EOPNOTSUPP;
+	}
+	if (want == ATTACH_FENTRY || f->r[FEAT_FENTRY].ok) {
+		snprintf(st->mode, sizeof(st->mode), "fentry");
+		if (!f->r[FEAT_FENTRY].ok)
+			snprintf(st->why, sizeof(st->why), "tried as asked, though: %.200s",
+				 f->r[FEAT_FENTRY].detail);
+		return 0;
+	}
+	snprintf(st->why, sizeof(st->why), "needs fentry: %.100s; " NO_KPROBES, f->r[FEAT_FENTRY].detail);
+	return -EOPNOTSUPP;
 }
 
 static struct bpf_program *fentry_prog(const struct hold *h, const char *prefix, const char *fn)
@@ -142,11 +134,11 @@ static int unlock_index(const char *name)
 }
 
 /*
- * fentry mode loads only the programs of functions in the kernel's BTF,
- * and of lock functions only those whose release function is there too
- * (a spin_unlock can be inlined where spin_lock is not).
+ * Only the programs of functions in the kernel's BTF are loaded, and of
+ * lock functions only those whose release function is there too (a
+ * spin_unlock can be inlined where spin_lock is not).
  */
-static void select_fentry(struct hold *h)
+static void select_programs(struct hold *h)
 {
 	bool have[NUNLOCK];
 	size_t i;
@@ -161,20 +153,6 @@ static void select_fentry(struct hold *h)
 
 		bpf_program__set_autoload(fentry_prog(h, "fx_", lock_funcs[i].name), on);
 	}
-	bpf_program__set_autoload(h->skel->progs.kp_lock, false);
-	bpf_program__set_autoload(h->skel->progs.kp_lock_ret, false);
-	bpf_program__set_autoload(h->skel->progs.kp_unlock, false);
-	bpf_map__set_max_entries(h->skel->maps.sleep_entering, 1);
-}
-
-static void select_kprobe(struct hold *h)
-{
-	size_t i;
-
-	for (i = 0; i < NUNLOCK; i++)
-		bpf_program__set_autoload(fentry_prog(h, "fe_", unlock_funcs[i].name), false);
-	for (i = 0; i < NLOCK; i++)
-		bpf_program__set_autoload(fentry_prog(h, "fx_", lock_funcs[i].name), false);
 }
 
 static int keep_link(struct hold *h, struct bpf_link *l)
@@ -185,51 +163,19 @@ static int keep_link(struct hold *h, struct bpf_link *l)
 	return 0;
 }
 
-static int attach_kprobe(struct hold *h, struct bpf_program *p, const char *fn, bool ret,
-			 uint64_t cookie)
+/* prefix "fe_" (release) or "fx_" (lock): the function's program, if loaded. */
+static int attach_func(struct hold *h, const char *prefix, const struct hold_func *fn)
 {
-	LIBBPF_OPTS(bpf_kprobe_opts, o, .bpf_cookie = cookie, .retprobe = ret);
+	struct bpf_program *p = fentry_prog(h, prefix, fn->name);
 
-	return keep_link(h, bpf_program__attach_kprobe_opts(p, fn, &o));
-}
-
-static int attach_unlock(struct hold *h, const struct hold_func *fn)
-{
-	struct bpf_program *p;
-
-	if (!h->fentry)
-		return attach_kprobe(h, h->skel->progs.kp_unlock, fn->name, false, fn->kind);
-	p = fentry_prog(h, "fe_", fn->name);
 	if (!bpf_program__autoload(p))
 		return -ENOENT;
 	return keep_link(h, bpf_program__attach_trace(p));
 }
 
-/* kprobe mode needs the call and the return: both or neither. */
-static int attach_lock(struct hold *h, const struct hold_func *fn)
-{
-	uint64_t cookie = HOLD_COOKIE(fn->kind, fn->how);
-	struct bpf_program *p;
-	int err;
-
-	if (h->fentry) {
-		p = fentry_prog(h, "fx_", fn->name);
-		if (!bpf_program__autoload(p))
-			return -ENOENT;
-		return keep_link(h, bpf_program__attach_trace(p));
-	}
-	err = attach_kprobe(h, h->skel->progs.kp_lock, fn->name, false, cookie);
-	if (err)
-		return err;
-	err = attach_kprobe(h, h->skel->progs.kp_lock_ret, fn->name, true, cookie);
-	if (err)
-		bpf_link__destroy(h->links[--h->nlinks]);
-	return err;
-}
-
 static void note_missing(struct hold *h, const char *fn, int err)
 {
-	pr_info("hold: %s not attached: %s\n", fn, err == -ENOENT && h->fentry ?
+	pr_info("hold: %s not attached: %s\n", fn, err == -ENOENT ?
 		"not in the kernel's BTF (inlined or renamed)" : strerror(-err));
 	if (!h->first_err) {
 		h->first_err = err;
@@ -249,7 +195,7 @@ static void attach_all(struct hold *h)
 			pr_info("hold: %s not attached: up_read is not\n", unlock_funcs[i].name);
 			continue;
 		}
-		err = attach_unlock(h, &unlock_funcs[i]);
+		err = attach_func(h, "fe_", &unlock_funcs[i]);
 		h->released[i] = !err;
 		h->nunlock += !err;
 		if (err)
@@ -262,7 +208,7 @@ static void attach_all(struct hold *h)
 				lock_funcs[i].release);
 			continue;
 		}
-		err = attach_lock(h, &lock_funcs[i]);
+		err = attach_func(h, "fx_", &lock_funcs[i]);
 		h->nlock += !err;
 		if (err)
 			note_missing(h, lock_funcs[i].name, err);
@@ -272,15 +218,14 @@ static void attach_all(struct hold *h)
 static void say_why(const struct hold *h, const struct features *f, int err, bool loading,
 		    char *why, size_t len)
 {
-	const struct feature_result *fr = &f->r[h->fentry ? FEAT_FENTRY : FEAT_KPROBE];
-	const char *mode = h->fentry ? "fentry" : "kprobes";
+	const char *probe = f->r[FEAT_FENTRY].detail;
 
 	if (loading)
-		snprintf(why, len, "needs %s: loading the programs failed: %s (probe: %.100s)", mode,
-			 strerror(-err), fr->detail);
+		snprintf(why, len, "needs fentry: loading the programs failed: %s (probe: %.100s)",
+			 strerror(-err), probe);
 	else
-		snprintf(why, len, "needs %s: no lock function could be attached, %s: %s (probe: %.100s)",
-			 mode, h->first_fail ? h->first_fail : "?", strerror(-err), fr->detail);
+		snprintf(why, len, "needs fentry: no lock function could be attached, %s: %s (probe: %.100s)",
+			 h->first_fail ? h->first_fail : "?", strerror(-err), probe);
 }
 
 static int row_keys(void *ctx, const void *key, uint64_t *row, void *stack)
@@ -322,10 +267,9 @@ static int hold_open(struct collector *c, const struct features *f, struct famil
 		     void **privp)
 {
 	struct hold *h;
-	bool fentry;
 	int err;
 
-	err = choose(f, c->o.mode, &fentry, st);
+	err = hold_choose_mode(f, c->o.mode, st);
 	if (err)
 		return err;
 	st->why[0] = '\0';	/* a forecast: the attach will tell */
@@ -333,17 +277,14 @@ static int hold_open(struct collector *c, const struct features *f, struct famil
 	if (!h)
 		return -ENOMEM;
 	*privp = h;
-	h->fentry = fentry;
 	err = hold_init(c, h);
 	if (err)
 		return err;
 	h->skel->rodata->filter_targets = c->o.filter_targets;
-	h->skel->rodata->stack_skip = fentry ? 2 : 0;	/* the program and its trampoline */
-	if (fentry)
-		select_fentry(h);
-	else
-		select_kprobe(h);
+	select_programs(h);
 	err = reuse_target_maps(c, h->skel->maps.targets, h->skel->maps.targets_gen);
+	if (!err)
+		err = reuse_guard(c, h->skel->maps.guard);
 	if (!err)
 		err = hold_bpf__load(h->skel);
 	if (err) {
@@ -355,8 +296,8 @@ static int hold_open(struct collector *c, const struct features *f, struct famil
 		say_why(h, f, h->first_err ? h->first_err : -ENOENT, false, st->why, sizeof(st->why));
 		return -EOPNOTSUPP;
 	}
-	snprintf(st->mode, sizeof(st->mode), "%s: %d lock, %d unlock functions",
-		 fentry ? "fentry" : "kprobe", h->nlock, h->nunlock);
+	snprintf(st->mode, sizeof(st->mode), "fentry: %d lock, %d unlock functions", h->nlock,
+		 h->nunlock);
 	return 0;
 }
 

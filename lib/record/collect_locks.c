@@ -91,6 +91,8 @@ static int load_and_attach(struct collector *c, struct locks *l, bool btf)
 	select_programs(s, btf);
 	err = reuse_target_maps(c, s->maps.targets, s->maps.targets_gen);
 	if (!err)
+		err = reuse_guard(c, s->maps.guard);
+	if (!err)
 		err = contention_bpf__load(s);
 	if (!err)
 		err = contention_bpf__attach(s);

@@ -138,6 +138,21 @@ int reuse_target_maps(struct collector *c, struct bpf_map *targets, struct bpf_m
 	return err;
 }
 
+/*
+ * One guard for every object whose programs probe locks, whether or not
+ * a target filter is loaded: created by the first family that asks.
+ */
+int reuse_guard(struct collector *c, struct bpf_map *guard)
+{
+	if (c->guard_fd < 0) {
+		c->guard_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "guard", sizeof(__u32),
+					     sizeof(__u32), 1, NULL);
+		if (c->guard_fd < 0)
+			return -errno;
+	}
+	return bpf_map__reuse_fd(guard, c->guard_fd);
+}
+
 /* The owner of the target maps, and the fork follower. */
 static int targets_open(struct collector *c, const struct features *f)
 {
@@ -207,6 +222,7 @@ int collector__open(struct collector **cp, const struct collector_opts *o,
 		return -ENOMEM;
 	c->o = *o;
 	c->stats_fd = -1;
+	c->guard_fd = -1;
 	c->ncpus = libbpf_num_possible_cpus();
 	if (c->ncpus <= 0) {
 		snprintf(why, len, "cannot count possible CPUs");
@@ -247,6 +263,8 @@ void collector__free(struct collector *c)
 	free(c->tables);
 	if (c->stats_fd >= 0)
 		close(c->stats_fd);
+	if (c->guard_fd >= 0)
+		close(c->guard_fd);
 	targets_bpf__destroy(c->targets);
 	free(c);
 }

@@ -66,6 +66,7 @@ struct collector {
 	size_t ntables;
 	size_t tables_cap;
 	int stats_fd;		/* BPF_ENABLE_STATS, or -1 */
+	int guard_fd;		/* bpf/guard.bpf.h's map, shared; -1 until asked for */
 	struct targets_bpf *targets;
 };
 
@@ -87,6 +88,8 @@ int collector_add_table(struct collector *c, const struct trows *r);
 int collector_drain_source(struct collector *c, struct tsource *src, struct htab *extra);
 /* Point a family's copy of the target maps at the targets object's. */
 int reuse_target_maps(struct collector *c, struct bpf_map *targets, struct bpf_map *gen);
+/* Point a family's "guard" (bpf/guard.bpf.h) at the one all families share. */
+int reuse_guard(struct collector *c, struct bpf_map *guard);
 /* Children of the workload that could not be followed. */
 uint64_t collector__targets_full(const struct collector *c);
 /*

@@ -32,7 +32,7 @@ if command -v setpriv >/dev/null; then
 	check "no privileges: exit 1 ($rc)" test $rc = 1
 	check "no privileges: names the capabilities" grep -q 'CAP_BPF' err
 else
-	ok "# SKIP no setpriv to drop privileges"
+	skip_check SETPRIV "no privileges: exit 1, names the capabilities" "setpriv is not installed (Debian: util-linux)"
 fi
 
 "$LOCKSTAT" report -i missing.data 2>err; rc=$?

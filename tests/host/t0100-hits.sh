@@ -2,8 +2,7 @@
 # The sampler's hit list: known ratios, symbols that outlive the process
 # and its binary, kernel hits of the fd paths, call-graph views.
 . "$(dirname "$0")/lib.sh"
-require_root; require_btf; require_cmd jq
-"$LOCKSTAT" probe | grep -q '^perf_event *yes' || skip_all "PERF_EVENT: perf_event_open(cpu-clock) is refused here"
+require_root; require_btf; require_perf_event; require_cmd jq
 
 cp "$WL/hotspots" ./hotspots
 "$LOCKSTAT" record -q -e sample -F 999 -o hot.data -- ./hotspots -t 1 -d 3 -q >/dev/null
@@ -16,7 +15,7 @@ check "hot_three and hot_one are both sampled ($three, $one)" test "$three" -gt 
 check "their ratio is 3:1 within 10 % ($three:$one)" \
 	awk -v a="$three" -v b="$one" 'BEGIN { if (b <= 0) exit 1; r = a / b; exit !(r >= 2.7 && r <= 3.3) }'
 check "user hits name their module (the deleted binary's path)" \
-	jqe '[.functions[] | select(.symbol == "hot_three") | .module | endswith("/hotspots")] | all' hot.json
+	jqe '[.functions[] | select(.symbol == "hot_three") | .module | endswith("/hotspots")] | length > 0 and all' hot.json
 check "functions carry symbol, module, kernel and samples" \
 	jqe '.functions | length > 0 and all(has("symbol") and has("module") and has("kernel") and has("samples"))' hot.json
 check "the percentages add up to 100" jqe '([.functions[].percent] | add) > 99.9 and ([.functions[].percent] | add) < 100.1' hot.json
@@ -31,7 +30,7 @@ check "a binary deleted while it runs is still symbolized" test ! -e ./hs2 -a \
 "$LOCKSTAT" report -i fd.data --view hits --kernel -f json >fd.json
 check "fdstorm's kernel hits include the fd allocate path" jqe '[.functions[].symbol] | any(. == "alloc_fd")' fd.json
 check "fdstorm's kernel hits include the fd close path" jqe '[.functions[].symbol] | any(startswith("file_close_fd") or startswith("close_fd"))' fd.json
-check "--kernel keeps only kernel functions" jqe '[.functions[].kernel] | all' fd.json
+check "--kernel keeps only kernel functions" jqe '[.functions[].kernel] | length > 0 and all' fd.json
 "$LOCKSTAT" report -i fd.data --view hits --callers alloc_fd -f csv >callers.csv
 check "--callers alloc_fd names the dup syscall" grep -q '__x64_sys_dup\|ksys_dup\|do_dup' callers.csv
 check "the profile without locks says so" \

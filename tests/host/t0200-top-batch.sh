@@ -9,8 +9,10 @@ require_root; require_btf; require_tracepoint; require_cmd jq
 
 lock='.locks[] | select(.name == "files_struct.file_lock")'
 
-"$LOCKSTAT" top -f json -o top.data -- "$WL/fdstorm" -t 2 -d 3 -q >top.jsonl 2>top.err
+"$LOCKSTAT" top -f json -o top.data -- "$WL/fdstorm" -t 2 -d 3 >top.jsonl 2>top.err
 rc=$?
+overlapped=0
+overlapped_in top.err && overlapped=1
 check "a workload that exits 0: top exits 0 ($rc)" test $rc = 0
 check "every line is a JSON object" jqe -s 'length >= 3 and all(type == "object")' top.jsonl
 check "each line has the documented fields" jqe -s 'all(has("time_ns") and has("interval_ns") and
@@ -18,21 +20,33 @@ check "each line has the documented fields" jqe -s 'all(has("time_ns") and has("
 	has("self_cpu_pct") and (.lost | has("interval") and has("total")) and (.totals | has("interval") and has("cumulative")) and
 	(.locks | type == "array") and (.functions | type == "array") and (.tables | type == "array"))' top.jsonl
 check "only the last snapshot is final" jqe -s '(map(.final) | .[:-1] | all(. == false)) and .[-1].final' top.jsonl
-check "snapshots come once a second (interval_ns 0.8-1.5 s but the last)" \
-	jqe -s '.[:-1] | all(.interval_ns > 800000000 and .interval_ns < 1500000000)' top.jsonl
+# On the second: a late one (a busy machine) is followed by a shorter one.
+check "snapshots come once a second: the k-th at k s, never early, at most 1 s late ($(jq -s -c '[.[].time_ns / 1e6 | floor]' top.jsonl) ms)" \
+	jqe -s '.[:-1] | length >= 2 and all(to_entries[]; .value.time_ns >= (.key + 1) * 1e9 - 5e7 and .value.time_ns <= (.key + 2) * 1e9)' top.jsonl
 check "time goes forward" jqe -s '[.[].time_ns] | . == sort and (unique | length) == length' top.jsonl
-check "the probes' cost is measured (kernel.bpf_stats)" jqe -s '.[:-1] | all(.probe_cost_pct != null and .probe_cost_pct >= 0)' top.jsonl
-check "the workload's output goes to stderr, not into the JSON" grep -Eq '^[0-9]+$' top.err
+check "the probes' cost is measured (kernel.bpf_stats)" jqe -s '.[:-1] | length > 0 and all(.probe_cost_pct != null and .probe_cost_pct >= 0)' top.jsonl
+check "the workload's output goes to stderr, not into the JSON" grep -Eq '^fdstorm: .*ops/s=[0-9]+$' top.err
 
 total=$(jq -s "[.[-1] | $lock | .cumulative.contended] | add // 0" top.jsonl)
 sum=$(jq -s "[.[] | $lock | .interval.contended] | add // 0" top.jsonl)
-check "files_struct.file_lock is contended ($total)" test "$total" -gt 100
+if [ "$overlapped" = 1 ]; then
+	check "files_struct.file_lock is contended ($total)" test "$total" -gt 100
+	check "callers of file_lock are on the fd paths" jqe -s "[.[-1] | $lock | .callers[].symbol |
+		test(\"^(alloc_fd|file_close_fd|close_fd|__close_fd|__alloc_fd|do_dup2|ksys_dup3|put_unused_fd|fd_install)\")] | any" top.jsonl
+	check "the top caller is a function, not a bracketed placeholder" jqe -s "[.[-1] | $lock | .caller | startswith(\"[\") | not] | length == 1 and all" top.jsonl
+else
+	concurrency_skip "files_struct.file_lock is contended, from the fd paths"
+fi
 check "the intervals add up to the total ($sum = $total)" test "$sum" = "$total"
-check "interval rates are contended / interval" jqe -s "[.[] | .interval_ns as \$n | $lock | .interval |
-	((.contended_per_s - .contended * 1e9 / \$n) | fabs) < 1 + 1e-5 * .contended_per_s] | all" top.jsonl
-check "callers of file_lock are on the fd paths" jqe -s "[.[-1] | $lock | .callers[].symbol |
-	test(\"^(alloc_fd|file_close_fd|close_fd|__close_fd|__alloc_fd|do_dup2|ksys_dup3|put_unused_fd|fd_install)\")] | any" top.jsonl
-check "the top caller is a function, not a bracketed placeholder" jqe -s "[.[-1] | $lock | .caller | startswith(\"[\") | not] | all" top.jsonl
+# The time base, against the workload's own clock: fdstorm ran secs=S
+# between top's start and end, so the session is S long (plus its exec
+# and start-up), and the whole session's rates are per second of it.
+secs=$(field secs top.err)
+check "the session lasts as long as fdstorm says it ran ($(jq -s '.[-1].cumulative_ns' top.jsonl) ns, fdstorm ${secs:-?} s)" \
+	jqe -s "(.[-1].cumulative_ns / 1e9 - ${secs:-0}) as \$d | \$d >= -0.01 and \$d <= 0.3 + 0.1 * ${secs:-0}" top.jsonl
+check "contended/s of the whole session is its count per second of fdstorm's run" \
+	jqe -s "[.[-1] | $lock | .cumulative | (.contended_per_s * ${secs:-0}) as \$c |
+		(\$c - .contended | fabs) <= 0.15 * .contended + 1] | length == 1 and all" top.jsonl
 
 "$LOCKSTAT" report -i top.data -f json >report.json
 check "-o saves a profile that report reads" jqe '.meta.complete' report.json
@@ -45,23 +59,35 @@ check "and every lock's count" test "$(jq -c '[.locks[] | select(.contended > 0)
 
 # The same workload under record: contention counts vary from run to run
 # (and with the machine's load), so the rates are compared on interleaved
-# runs and within a factor of 3, not exactly.
+# runs and within a factor of 3, not exactly; and per share of the run
+# the workers ran at once, since on a busy machine that varies most.
 rates=
-# fdstorm's contention varies tenfold between runs on a busy 2-CPU guest:
-# three pairs, and the rates of all of them summed.
 for i in 1 2 3; do
-	"$LOCKSTAT" record -q -o rec$i.data -- "$WL/fdstorm" -t 2 -d 2 -q >/dev/null 2>&1
+	"$LOCKSTAT" record -q -o rec$i.data -- "$WL/fdstorm" -t 2 -d 2 >rec$i.out 2>&1
 	r=$("$LOCKSTAT" report -i rec$i.data -f json | jq "([$lock | .contended] | add // 0) * 1e9 / .meta.duration_ns | floor")
-	"$LOCKSTAT" top -f json -- "$WL/fdstorm" -t 2 -d 2 -q >top$i.jsonl 2>/dev/null
+	"$LOCKSTAT" top -f json -- "$WL/fdstorm" -t 2 -d 2 >top$i.jsonl 2>top$i.err
 	t=$(jq -s "([.[-1] | $lock | .cumulative.contended] | add // 0) * 1e9 / .[-1].cumulative_ns | floor" top$i.jsonl)
-	rates+=" $r:$t"
+	ro=$(field overlap rec$i.out) to=$(field overlap top$i.err)
+	rates+=" $r/${ro%\%}:$t/${to%\%}"
 done
+# Each run's rate per % of overlap, summed over the runs that overlapped enough.
 agree() {
-	local rs=0 ts=0 p
-	for p in $rates; do rs=$((rs + ${p%%:*})); ts=$((ts + ${p##*:})); done
-	[ "$rs" -gt 0 ] && [ "$ts" -gt 0 ] && [ $((rs * 3)) -ge "$ts" ] && [ $((ts * 3)) -ge "$rs" ]
+	awk -v rates="$rates" -v m="$MIN_OVERLAP" 'BEGIN {
+		n = split(rates, p, " ")
+		for (i = 1; i <= n; i++) {
+			split(p[i], rt, ":"); split(rt[1], r, "/"); split(rt[2], t, "/")
+			if (r[2] < m || t[2] < m) continue
+			rs += r[1] / r[2]; ts += t[1] / t[2]; used++
+		}
+		if (!used) exit 2
+		exit !(rs > 0 && ts > 0 && rs * 3 >= ts && ts * 3 >= rs)
+	}'
 }
-check "top's contended/s agrees with record + report's within noise (record:top$rates)" agree
+agree
+case $? in
+2) concurrency_skip "top's contended/s agrees with record + report's within noise (record:top, rate/overlap%:$rates)" ;;
+*) check "top's contended/s agrees with record + report's within noise (record:top, rate/overlap%:$rates)" agree ;;
+esac
 
 "$LOCKSTAT" top --batch -n 2 -- "$WL/fdstorm" -t 2 -d 30 -q >batch.txt 2>/dev/null
 rc=$?
@@ -71,21 +97,32 @@ check "--batch text has the header and lock rows" sh -c "grep -q '^locks: .* con
 check "--batch text indents callers under their lock" grep -Eq '^ +[0-9].*   +[a-z_.0-9]+\+0x[0-9a-f]+$' batch.txt
 check "the workload is gone" sh -c "! pgrep -f '^$WL/fdstorm -t 2 -d 30' >/dev/null"
 
-"$WL/fdstorm" -t 2 -d 4 -q >/dev/null 2>&1 &
+"$WL/fdstorm" -t 2 -d 60 >pid.out 2>&1 &
 wl=$!
 sleep 0.3
 "$LOCKSTAT" top -f json -n 2 -p $wl >pid.jsonl 2>/dev/null
-check "-p PID: the target is the process" jqe -s "all(.target == \"pid $wl\")" pid.jsonl
-check "-p PID: its file_lock contention is seen" jqe -s "[.[] | $lock | .interval.contended] | add > 0" pid.jsonl
+check "-p PID: the target is the process" jqe -s "length > 0 and all(.target == \"pid $wl\")" pid.jsonl
 check "-p PID: top leaves a process it did not start running" kill -0 $wl
+kill -INT $wl
 wait $wl
+if overlapped_in pid.out; then
+	check "-p PID: its file_lock contention is seen" jqe -s "[.[] | $lock | .interval.contended] | add > 0" pid.jsonl
+else
+	concurrency_skip "-p PID: its file_lock contention is seen"
+fi
 
 "$LOCKSTAT" top -f json -n 1 >all.jsonl 2>/dev/null
 check "no target: the whole system" jqe -s 'length == 1 and .[0].target == "system-wide"' all.jsonl
-"$LOCKSTAT" top -f json -n 3 --lock file -- "$WL/fdstorm" -t 2 -d 5 -q >f.jsonl 2>/dev/null
-check "--lock keeps the matching locks only" jqe -s '[.[].locks[]] | length > 0 and all(.name | test("file"))' f.jsonl
-"$LOCKSTAT" top -f json -n 2 -k contended -- "$WL/fdstorm" -t 2 -d 5 -q >k.jsonl 2>/dev/null
-check "-k contended sorts by the interval's count" jqe -s 'all([.locks[].interval.contended] | . == (sort | reverse))' k.jsonl
+# -a: the whole system's locks, to have several to filter and sort.
+"$LOCKSTAT" top -f json -n 3 -a >a.jsonl 2>/dev/null
+"$LOCKSTAT" top -f json -n 3 -a --lock lock >f.jsonl 2>/dev/null
+check "--lock keeps the matching locks only ($(jq -s '[.[].locks[].name] | unique | length' a.jsonl) locks without it)" \
+	jqe -s '[.[].locks[]] | length > 0 and all(.name | test("lock"))' f.jsonl
+check "... and there were others to drop" jqe -s '[.[].locks[] | select(.name | test("lock") | not)] | length > 0' a.jsonl
+"$LOCKSTAT" top -f json -n 3 -a -k contended >k.jsonl 2>/dev/null
+check "-k contended sorts by the interval's count ($(jq -s -c '[.[] | [.locks[].interval.contended]]' k.jsonl | cut -c1-80))" \
+	jqe -s 'any(.[]; [.locks[].interval.contended] | unique | length > 1) and
+		all(.[]; [.locks[].interval.contended] | . == (sort | reverse))' k.jsonl
 
 "$LOCKSTAT" top -b -- sh -c 'exit 7' >/dev/null 2>&1
 check "the workload's exit status becomes top's ($?)" test $? = 7

@@ -7,6 +7,7 @@
  * functions with `addr2line -a -i -f -C`. Run from the repository root.
  * Skipped, with the reason printed, when the tools are missing.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -30,7 +31,7 @@ static struct {
 	char src[PATH_MAX];	/* absolute FIXTURE_DIR */
 	char droot[1100];	/* debug root with .build-id/ */
 	char empty[1100];	/* a debug root with nothing */
-	const char *skip;	/* why the tests cannot run, or NULL */
+	const char *missing;	/* a tool the tests need that is not installed */
 	uint8_t bid[SYMS_BUILD_ID_MAX];	/* build id of "bid" */
 	size_t bid_len;
 	uint8_t v2[SYMS_BUILD_ID_MAX];	/* build id of "v2" (not in droot) */
@@ -428,13 +429,14 @@ static int group_setup(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
 		if (!have(tools[i])) {
-			fx.skip = "gcc, g++, objcopy, strip, nm and addr2line are needed";
+			fx.missing = tools[i];
 			return 0;
 		}
 	}
+	/* Not a missing prerequisite but a wrong directory: fail. */
 	if (!realpath(FIXTURE_DIR, fx.src)) {
-		fx.skip = "run from the repository root (" FIXTURE_DIR " not found)";
-		return 0;
+		fprintf(stderr, "test_syms: run from the repository root (" FIXTURE_DIR " not found)\n");
+		return -1;
 	}
 	snprintf(tmpl, sizeof(tmpl), "%.900s/lockstat-syms.XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -458,11 +460,22 @@ static int group_teardown(void **state)
 	return 0;
 }
 
+/* A skip names its prerequisite, as tests/run-unit.sh wants it. */
+static void say_skip(const char *tool)
+{
+	const char *c;
+
+	printf("SKIP: test_syms: ");
+	for (c = tool; *c; c++)
+		putchar(*c == '+' ? 'X' : toupper((unsigned char)*c));
+	printf(": %s is not installed (contrib/install-deps.sh --tests)\n", tool);
+}
+
 static bool skipped(void)
 {
-	if (!fx.skip)
+	if (!fx.missing)
 		return false;
-	printf("test_syms: skipped: %s\n", fx.skip);
+	say_skip(fx.missing);
 	return true;
 }
 
@@ -874,7 +887,7 @@ static void test_dwz_alt_file(void **state)
 	(void)state;
 	SKIP_IF_NEEDED();
 	if (!fx.dwz) {
-		printf("test_syms: skipped: dwz not installed\n");
+		say_skip("dwz");
 		skip();
 		return;
 	}

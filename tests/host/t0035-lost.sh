@@ -1,0 +1,123 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# The loss counters count, and waits in progress at the stop are closed
+# at the stop time. ttylock (tests/host/progs) makes kernel mutex waits
+# that begin and end when this script says: a write to a pty whose output
+# is stopped holds the tty's write mutex, and each further writer waits
+# for it. So, with record -p:
+#   - waits begun before the recording end during it: missing_begin
+#     counts each one, exactly;
+#   - waits begun during it and still going at the stop: one wait each,
+#     as long as from its begin to the stop;
+#   - more waiting tasks than --map-entries rows, with -t: each wait is
+#     either in the profile or counted map_full.
+# manystacks burns CPU under a different user stack nearly every time:
+# the sampler's stack map (16384 buckets) collides as often as hashing
+# that many stacks says it must, and stack_collision counts it.
+. "$(dirname "$0")/lib.sh"
+require_root; require_btf; require_tracepoint; require_perf_event; require_cmd jq
+
+check "ttylock builds" build_prog ttylock
+check "manystacks builds" build_prog manystacks
+
+# tty: ttylock's commands go through fd 3, its answers to tty.out.
+mkfifo tty.cmd
+./ttylock <tty.cmd >tty.out 2>tty.err &
+tty_pid=$!
+exec 3>tty.cmd
+trap 'exec 3>&-; kill $tty_pid 2>/dev/null; rm -rf "$T"' EXIT
+# ttyctl COMMAND: send it, wait (60 s at most) for ttylock's answer.
+ttyctl() {
+	local n i
+	n=$(grep -cx "$1" tty.out)
+	echo "$1" >&3
+	for ((i = 0; i < 600; i++)); do
+		[ "$(grep -cx "$1" tty.out)" -gt "$n" ] && return 0
+		kill -0 $tty_pid 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "# ttylock did not answer '$1': $(cat tty.err)"
+	return 1
+}
+# record_p OUT ARGS...: record ttylock in the background; back once its
+# probes are attached (the profile appears under its name then).
+record_p() {
+	local out=$1 i
+	shift
+	"$LOCKSTAT" record -q -e locks -p $tty_pid -o "$out" "$@" 2>"$out.err" &
+	rec_pid=$!
+	for ((i = 0; i < 600; i++)); do
+		[ -e "$out" ] && return 0
+		kill -0 $rec_pid 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "# record did not start: $(cat "$out.err")"
+	return 1
+}
+# stop_rec: Ctrl-C the recording; its exit status.
+stop_rec() {
+	[ -n "$rec_pid" ] || return 1
+	kill -INT "$rec_pid"
+	wait "$rec_pid"
+}
+rec_pid=
+tty_mutex='[.locks[] | select(.type == "mutex" and (.callers | any(.symbol | test("tty_write"))))]'
+ns() { date +%s%N; }
+
+# 1. Three waits begun before the recording, released during it.
+ttyctl hold && ttyctl "wait 3" && record_p before.data -d 60 && ttyctl release
+stop_rec
+check "waits begun before: record exits 0 ($?)" test $? = 0
+"$LOCKSTAT" report -i before.data -f json >before.json
+check "missing_begin counts the 3 ends whose begin came before the recording ($(jq .lost.missing_begin before.json))" \
+	jqe '.lost.missing_begin == 3' before.json
+check "and none of them is in the table" jqe "$tty_mutex | length == 0" before.json
+
+# 2. Two waits begun during the recording, still going at its stop (-d 3).
+ttyctl hold
+t_launch=$(ns)
+record_p inflight.data -d 3
+t_sent=$(ns)
+ttyctl "wait 2"
+t_asleep=$(ns)
+wait $rec_pid
+rc=$?
+ttyctl release
+check "waits in progress at the stop: record exits 0 ($rc)" test $rc = 0
+"$LOCKSTAT" report -i inflight.data -f json >inflight.json
+check "the 2 waits still in progress at the stop are in the profile" jqe "$tty_mutex | length == 1 and .[0].contended == 2" inflight.json
+# Each lasted from its begin (after t_sent, before t_asleep) to the stop
+# (at least 3 s after t_launch, at most the recording's end).
+lo=$(((t_launch + 3000000000 - t_asleep) / 1000))
+check "each closed at the stop: $(jq -c "$tty_mutex | .[0] | [.wait_min_ns, .wait_max_ns] | map(. / 1000 | floor)" inflight.json) us, within [$lo, duration]" \
+	jqe --argjson d "$(jq .meta.duration_ns inflight.json)" "$tty_mutex | .[0].wait_min_ns >= $lo * 1000 and .[0].wait_max_ns <= \$d" inflight.json
+check "an in-progress wait is no missing begin" jqe '.lost.missing_begin == 0' inflight.json
+
+# 3. -t -M 64: 100 waiting threads, a row each, in a map of 64 rows.
+ttyctl hold && record_p full.data -t -M 64 -d 60 && ttyctl "wait 100" && ttyctl release
+stop_rec
+check "--map-entries 64: record exits 0 ($?)" test $? = 0
+"$LOCKSTAT" report -i full.data -f json >full.json
+kept=$(jq "$tty_mutex | map(.contended) | add // 0" full.json)
+lost=$(jq .lost.map_full full.json)
+check "-M 64 -t: no more rows kept than the map holds ($kept waits kept)" test "$kept" -gt 0 -a "$kept" -le 64
+check "-M 64 -t: each of the 100 waits kept or counted map_full ($kept + $lost >= 100)" test $((kept + lost)) -ge 100
+echo quit >&3
+wait $tty_pid
+
+# 4. The sampler's user stacks: n distinct stacks hashed into m = 16384
+# buckets leave n - m (1 - (1 - 1/m)^n) of them without one.
+"$LOCKSTAT" record -q -e sample -F 2999 -o stacks.data -- ./manystacks 3 >/dev/null
+check "manystacks: record exits 0 ($?)" test $? = 0
+"$LOCKSTAT" report -i stacks.data -f json >stacks.json
+n=$("$LOCKSTAT" report -i stacks.data --view hits -f json | jq .total_samples)
+got=$(jq .lost.sample_stack_collision stacks.json)
+want=$(awk -v n="${n:-0}" 'BEGIN { m = 16384; printf "%.0f", n - m * (1 - exp(n * log(1 - 1 / m))) }')
+if [ "${want:-0}" -ge 10 ]; then
+	# Poisson-like: within 5 standard deviations and 10 %.
+	check "stack_collision counts the collisions hashing $n stacks must give ($got, expected $want)" \
+		awk -v g="${got:-x}" -v w="$want" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(g ~ /^[0-9]+$/ && d <= 5 * sqrt(w) + 0.1 * w) }'
+else
+	skip_check CPU "stack_collision counts the collisions" "manystacks got only ${n:-0} samples in 3 s (machine busy)"
+fi
+done_testing
