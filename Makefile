@@ -28,6 +28,8 @@ ALL_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -DLOCKSTAT_VERSION='"$(VERSION)"'
 	-I$(OUTPUT)/skel -Ilib -Ibpf $(CFLAGS)
 LDLIBS := -lbpf -ldw -lelf -lz -lstdc++ -lm
 LDLIBS += $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
+# serve's HTTP: contrib/check-deps.sh says what to install when it is missing.
+LDLIBS += $(shell $(PKG_CONFIG) --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd) -lpthread
 ifeq ($(STATIC),1)
 LDFLAGS += -static
 LDLIBS += -lzstd

@@ -13,10 +13,13 @@ if command -v clang >/dev/null 2>&1; then
 	[ "$v" -ge 11 ] 2>/dev/null || { echo "lockstat build: clang $v is too old, need >= 11" >&2; fail=1; }
 fi
 if command -v pkg-config >/dev/null 2>&1; then
-	for lib in "libbpf 1.0" "libelf 0.176" "zlib 1.2"; do
+	for lib in "libbpf 1.0 libbpf-dev" "libelf 0.176 libelf-dev" "zlib 1.2 zlib1g-dev" \
+		"libmicrohttpd 0.9.73 libmicrohttpd-dev (lockstat serve's HTTP server)"; do
 		set -- $lib
-		pkg-config --atleast-version="$2" "$1" 2>/dev/null ||
-			{ echo "lockstat build: $1 >= $2 not found (Debian: libbpf-dev libelf-dev zlib1g-dev; run 'make deps')" >&2; fail=1; }
+		name=$1 version=$2
+		shift 2
+		pkg-config --atleast-version="$version" "$name" 2>/dev/null ||
+			{ echo "lockstat build: $name >= $version not found (Debian: $*; run 'make deps')" >&2; fail=1; }
 	done
 fi
 exit $fail

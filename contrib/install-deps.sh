@@ -7,9 +7,9 @@
 set -euo pipefail
 
 build_pkgs=(make gcc clang llvm bpftool pkg-config libbpf-dev libelf-dev libdw-dev
-	zlib1g-dev libncurses-dev)
+	zlib1g-dev libncurses-dev libmicrohttpd-dev)
 test_pkgs=(libcmocka-dev libclang-rt-dev jq linux-perf util-linux procps golang-go tmux stress-ng
-	g++ binutils dwz libxml2-utils python3 gzip bsdutils dbench)
+	g++ binutils dwz libxml2-utils python3 gzip bsdutils dbench prometheus curl libcap2-bin)
 vm_pkgs=(qemu-system-x86 busybox-static cpio gdb)
 
 want=("${build_pkgs[@]}")

@@ -8,6 +8,7 @@
 #   record  the collector and the probe families (the only code on BPF maps)
 #   view    models built from a profile: locks, hits, fd, pagecache, tables, top, diff
 #   out     the table renderer (text, CSV, JSON), exports: pprof, folded, SVG
+#   serve   lockstat serve: segment directory, metrics, pprof windows, HTTP
 # tool/ may include any of them. Prints each violation; exit 1 if any.
 cd "$(dirname "$0")/.." || exit 1
 declare -A allowed=(
@@ -17,6 +18,7 @@ declare -A allowed=(
 	[record]="base sym format record"
 	[view]="base sym format view"
 	[out]="base sym format view out"
+	[serve]="base sym format view out serve"
 )
 bad=0
 for layer in "${!allowed[@]}"; do

@@ -22,7 +22,7 @@ static void usage(FILE *f)
 {
 	print_usage(f, "top",
 		"usage: lockstat top [OPTIONS] [-a | -p PID | [--] COMMAND [ARGS...]]\n"
-		"       lockstat top --replay FILE [OPTIONS]\n"
+		"       lockstat top --replay FILE | --follow DIR [OPTIONS]\n"
 		"\n"
 		"  -a, --all-cpus         watch the whole system (the default without -p or a COMMAND)\n"
 		"  -p, --pid PID          watch process PID and the processes it forks\n"
@@ -36,6 +36,8 @@ static void usage(FILE *f)
 		"                         record -o: the one it replaces is kept as FILE.old)\n"
 		"      --replay FILE      play a recorded profile through the same view (no root; - stdin)\n"
 		"      --speed X          replay at X times the recorded pace (default 1; 0: at once)\n"
+		"      --follow DIR       watch a running lockstat serve through its segment\n"
+		"                         directory, read-only (no root)\n"
 		"  -k, --sort KEY         locks: wait (default), contended, avg, max, total_wait,\n"
 		"                         total_contended, total_avg, total_max, name;\n"
 		"                         functions: hits (default), total_hits, function\n"
@@ -58,7 +60,7 @@ static void usage(FILE *f)
 		"r reset, + - interval, h help, q quit.\n");
 }
 
-enum { OPT_REPLAY = SESSION_OPT__END, OPT_SPEED, OPT_LOCK, OPT_CALLER, OPT_COMM, OPT_FUNC };
+enum { OPT_REPLAY = SESSION_OPT__END, OPT_SPEED, OPT_LOCK, OPT_CALLER, OPT_COMM, OPT_FUNC, OPT_FOLLOW };
 
 static const struct option long_opts[] = {
 	{ "all-cpus", no_argument, NULL, 'a' },
@@ -71,6 +73,7 @@ static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "replay", required_argument, NULL, OPT_REPLAY },
 	{ "speed", required_argument, NULL, OPT_SPEED },
+	{ "follow", required_argument, NULL, OPT_FOLLOW },
 	{ "sort", required_argument, NULL, 'k' },
 	{ "rows", required_argument, NULL, 'r' },
 	{ "lock", required_argument, NULL, OPT_LOCK },
@@ -124,6 +127,7 @@ static int parse_top_opt(struct top *t, struct top_args *a, int opt, const char 
 		pr_err("--format: '%s' is not text or json\n", arg);
 		return -EINVAL;
 	case OPT_REPLAY: return parse_path("--replay", arg, &t->o.replay);
+	case OPT_FOLLOW: return parse_path("--follow", arg, &t->o.follow);
 	case OPT_SPEED: a->speed_set = true; return parse_double("--speed", arg, 0, 1e6, &t->o.speed);
 	case 'k':
 		if (!top_sort_parse(arg, &t->o.lock_key, &t->o.func_key))
@@ -141,11 +145,18 @@ static int parse_top_opt(struct top *t, struct top_args *a, int opt, const char 
 	}
 }
 
-/* --replay plays a file: the options that choose what to record do not apply. */
-static int check_replay(const struct session_opts *so, const struct top_args *a)
+/* --replay plays a file, --follow reads serve's: the options that choose what to record do not apply. */
+static int check_replay(const struct top *t, const struct session_opts *so, const struct top_args *a)
 {
+	const char *opt = t->o.follow ? "--follow" : "--replay";
+
+	if (t->o.follow && t->o.replay) {
+		pr_err("--follow and --replay exclude each other\n");
+		return -EINVAL;
+	}
 	if (a->recording_opt || so->argv) {
-		pr_err("--replay plays a recorded profile: -a, -p, -d, -o, -e, -F, --hold, --attach, --stack-rate, -M and a COMMAND do not apply\n");
+		pr_err("%s reads recorded profiles: -a, -p, -d, -o, -e, -F, --hold, --attach, --stack-rate, -M and a COMMAND do not apply\n",
+		       opt);
 		return -EINVAL;
 	}
 	return 0;
@@ -165,8 +176,8 @@ static int check_args(struct top *t, struct session_opts *so, const struct top_a
 	}
 	if (!a->rows_set)
 		t->o.rows = t->o.out == TOP_JSON ? 0 : 20;
-	if (t->o.replay)
-		return check_replay(so, a);
+	if (t->o.replay || t->o.follow)
+		return check_replay(t, so, a);
 	if (!so->pid && !so->argv)
 		so->system_wide = true;	/* as top: the whole system by default */
 	return session__check_target(so);
@@ -256,6 +267,8 @@ int cmd_top(int argc, char **argv)
 	top_session_opts(&t, &s);
 	if (t.o.replay)
 		code = top_replay(&t);
+	else if (t.o.follow)
+		code = top_follow(&t);
 	else
 		code = top_live(&t, &s);
 	top_snap__free(t.snap);

@@ -17,6 +17,7 @@ static const struct cmd cmds[] = {
 	{ "record", cmd_record, "run a workload (or watch the system) and save a profile" },
 	{ "report", cmd_report, "print the lock table or the hit list of a profile" },
 	{ "top", cmd_top, "watch the lock waits and CPU hot spots of a running workload, live" },
+	{ "serve", cmd_serve, "record for ever: a ring of segment files, Prometheus metrics, pprof endpoints" },
 	{ "export", cmd_export, "write samples or lock waits as folded stacks, pprof, JSON or CSV" },
 	{ "diff", cmd_diff, "compare the profiles of a baseline and a patched kernel, with significance" },
 	{ "fsck", cmd_fsck, "check a profile file chunk by chunk" },

@@ -420,8 +420,7 @@ static int write_meta(struct session *s)
 	return pwriter__meta(s->w, kv, n);
 }
 
-#define MAX_LOST	32	/* loss counters of the LOST chunk, of every family */
-
+/* The counters are the collector's since it opened; a profile holds its own (serve). */
 static int write_lost(struct session *s)
 {
 	struct lost_counter lc[MAX_LOST];
@@ -430,7 +429,7 @@ static int write_lost(struct session *s)
 	size_t i, n = collector__lost(s->col, lc, MAX_LOST);
 
 	for (i = 0; i < n; i++) {
-		snprintf(vals[i], sizeof(vals[i]), "%" PRIu64, lc[i].value);
+		snprintf(vals[i], sizeof(vals[i]), "%" PRIu64, lc[i].value - s->lost_base[i]);
 		kv[i] = (struct kv){ (char *)lc[i].name, vals[i] };
 	}
 	return pwriter__lost(s->w, kv, n);
@@ -775,7 +774,8 @@ static int open_writer(struct session *s)
 		.on_user_tgid_ctx = s,
 		.usyms_leaves_only = s->o.brief_usyms,
 	};
-	struct syms_opts so = { .lines = !s->o.brief_usyms, .inlines = !s->o.brief_usyms };
+	bool lines = !s->o.brief_usyms && !s->o.usyms_no_lines;
+	struct syms_opts so = { .lines = lines, .inlines = lines };
 	uint8_t id[16];
 	struct timespec ts;
 	int err;
@@ -859,6 +859,45 @@ void session__finish(struct session *s)
 		pr_err("%s\n", s->out.why);	/* the fsync: every chunk was written */
 		s->write_err = -EIO;
 	}
+}
+
+/*
+ * serve: the profile on the memfd ends at the last bucket (its user
+ * symbols, then END), and a new one begins there: a writer of its own
+ * (header, META, strings, stacks and symbols again), the processes'
+ * mappings and user symbols read again, the loss counters and the bucket
+ * times counted from here. Each profile stands alone, and what is kept
+ * for it ends with it.
+ */
+int session__end_profile(struct session *s)
+{
+	if (!s->write_err)
+		note_write_error(s, pwriter__usyms(s->w));
+	if (!s->write_err)
+		note_write_error(s, pwriter__end(s->w, s->last_t - s->t0, EXIT_OK, END_F_CLEAN));
+	return s->write_err;
+}
+
+static void note_lost_base(struct session *s)
+{
+	struct lost_counter lc[MAX_LOST];
+	size_t i, n = collector__lost(s->col, lc, MAX_LOST);
+
+	for (i = 0; i < n; i++)
+		s->lost_base[i] = lc[i].value;
+}
+
+int session__begin_profile(struct session *s)
+{
+	pwriter__free(s->w);
+	s->w = NULL;
+	syms__free(s->syms);
+	s->syms = NULL;
+	maps_cache__free(&s->maps);
+	maps_cache__init(&s->maps, 1024);
+	s->t0 = s->last_t;
+	note_lost_base(s);
+	return open_writer(s);
 }
 
 /* What the probes cost, measured by the kernel (kernel.bpf_stats). */

@@ -26,6 +26,7 @@
 #include "record/uresolve.h"
 
 #define NSEC_PER_SEC	1000000000ULL
+#define MAX_LOST	32	/* loss counters of the LOST chunk, of every family */
 
 /*
  * Below 10 ms a bucket costs more than it shows (a drain walks the whole
@@ -58,6 +59,7 @@ struct session_opts {
 	unsigned long sample_freq;
 	bool probe_stats;	/* measure every family's cost, not only the opt-in ones */
 	bool brief_usyms;	/* sampled user functions only, no DWARF lines nor inlines (top) */
+	bool usyms_no_lines;	/* every user frame's function, no DWARF lines nor inlines (serve) */
 	uint64_t usyms_budget_ns;	/* time for session__write_usyms(), 0: no limit */
 	unsigned long event_budget;	/* uprobe hits per second, 0: the default */
 	bool force;		/* uprobes over the budget, or system-wide */
@@ -133,6 +135,7 @@ struct session {
 	uint64_t kill_deadline;	/* when a signalled workload gets SIGKILL */
 	bool stop;
 	int write_err;
+	uint64_t lost_base[MAX_LOST];	/* the loss counters when this profile began */
 };
 
 /* record's defaults: 1 s buckets, locks and samples, 99 Hz. */
@@ -155,6 +158,13 @@ void session__set_bucket(struct session *s, double secs);
 void session__write_usyms(struct session *s);
 /* Stop the workload and the probes, write the last bucket and the END chunk. */
 void session__finish(struct session *s);
+/*
+ * serve: end the profile at the last bucket (user symbols, END), then
+ * begin a new one on the same descriptor, standing alone: header, META,
+ * and every string, stack, symbol and mapping again. 0 or -errno.
+ */
+int session__end_profile(struct session *s);
+int session__begin_profile(struct session *s);
 /* The workload's exit status as lockstat's (128+N when killed by signal N). */
 int session__exit_code(const struct session *s);
 /* The probes' cost, one line per family (kernel.bpf_stats), when measured. */

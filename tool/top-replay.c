@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/signalfd.h>
 #include "base/exitcode.h"
 #include "base/log.h"
 #include "session.h"
@@ -148,37 +147,6 @@ static void set_interval(void *ctx, double secs)
 		r->t->o.interval = r->bucket_ns / 1e9;
 }
 
-static void on_signals(struct replay *r)
-{
-	struct signalfd_siginfo si;
-
-	while (read(r->sigfd, &si, sizeof(si)) == sizeof(si)) {
-		if (si.ssi_signo == SIGWINCH) {
-			term__resize();
-			top_ui__draw(r->t);
-		} else {
-			r->stop = true;
-		}
-	}
-}
-
-static int setup_signals(struct replay *r)
-{
-	sigset_t mask;
-
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGQUIT);
-	if (r->t->o.out == TOP_CURSES)
-		sigaddset(&mask, SIGWINCH);
-	if (sigprocmask(SIG_BLOCK, &mask, NULL))
-		return -errno;
-	r->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
-	return r->sigfd < 0 ? -errno : 0;
-}
-
 static int timeout_ms(const struct replay *r)
 {
 	uint64_t now = now_ns();
@@ -197,7 +165,7 @@ static void wait_next(struct replay *r)
 	if (poll(pfd, 2, timeout_ms(r)) <= 0)
 		return;
 	if (pfd[0].revents & POLLIN)
-		on_signals(r);
+		r->stop |= term__signals(r->t, r->sigfd);
 	if (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)) {
 		top_ui__keys(r->t);
 		top__apply(r->t, set_interval, r);
@@ -240,7 +208,7 @@ int top_replay(struct top *t)
 	int err;
 
 	err = load(&r);
-	if (!err && (err = setup_signals(&r)))
+	if (!err && (err = term__signalfd(t, &r.sigfd)))
 		pr_err("cannot set up the signals: %s\n", strerror(-err));
 	if (!err) {
 		bucket = profile__meta(t->model.cum, "bucket_ns");

@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include "base/log.h"
 #include "top.h"
@@ -239,6 +240,39 @@ void term__resize(void)
 		return;
 	resizeterm(ws.ws_row, ws.ws_col);
 	clearok(curscr, TRUE);
+}
+
+int term__signalfd(const struct top *t, int *fd)
+{
+	sigset_t mask;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGQUIT);
+	if (t->o.out == TOP_CURSES)
+		sigaddset(&mask, SIGWINCH);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL))
+		return -errno;
+	*fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	return *fd < 0 ? -errno : 0;
+}
+
+bool term__signals(struct top *t, int sigfd)
+{
+	struct signalfd_siginfo si;
+	bool stop = false;
+
+	while (read(sigfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGWINCH) {
+			term__resize();
+			top_ui__draw(t);
+		} else {
+			stop = true;
+		}
+	}
+	return stop;
 }
 
 /* The last line written to the captured stderr, read again only when it grew. */

@@ -250,7 +250,9 @@ static const char *state_text(const struct top *t, char *buf, size_t len)
 		return "PAUSED";
 	if (t->snap && t->snap->final)
 		return t->o.replay ? "REPLAY FINISHED" : "FINISHED";
-	if (t->o.replay && t->o.speed > 0)
+	if (t->o.follow)
+		snprintf(buf, len, "FOLLOW");
+	else if (t->o.replay && t->o.speed > 0)
 		snprintf(buf, len, "REPLAY x%g", t->o.speed);
 	else if (t->o.replay)
 		snprintf(buf, len, "REPLAY");

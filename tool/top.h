@@ -15,6 +15,7 @@
  *   top-term.c   the terminal: set up, and restored on every exit path
  *   top-batch.c  text and JSON lines output (--batch, --format json)
  *   top-live.c   the live driver (tool/session.c)  top-replay.c  --replay
+ *   top-follow.c --follow: the newest segment of a lockstat serve
  *
  * Only top-live.c sees the collector; the drawing code sees snapshots.
  */
@@ -37,6 +38,7 @@ struct top_opts {
 	unsigned long iterations;	/* -n: 0 = until the end */
 	enum top_out out;
 	const char *replay;
+	const char *follow;	/* --follow: lockstat serve's segment directory */
 	double speed;		/* replay: 1 = as recorded, 0 = as fast as possible */
 	unsigned long rows;	/* batch: rows per section */
 	int lock_key;
@@ -96,12 +98,20 @@ bool top__enough(const struct top *t);
 struct session;
 int top_live(struct top *t, struct session *s);
 int top_replay(struct top *t);
+int top_follow(struct top *t);
 
 /* top-term.c */
 int term__start(void);
 void term__end(void);
 bool term__active(void);
 void term__resize(void);
+/*
+ * The signals of a view that reads files (--replay, --follow), blocked
+ * and read from a signalfd put in *fd (0 or -errno); term__signals()
+ * reads them: true when one asks to stop (a SIGWINCH redraws).
+ */
+int term__signalfd(const struct top *t, int *fd);
+bool term__signals(struct top *t, int sigfd);
 /* The last line written to stderr while the UI runs, or "". */
 const char *term__last_message(void);
 

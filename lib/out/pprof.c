@@ -10,9 +10,12 @@
  * every static link for what is a hundred lines of tags and varints.
  *
  * Repeated fields of the Profile may be interleaved on the wire, so every
- * Sample, Location and Function is encoded as soon as it is made, into a
- * buffer of its own; mappings wait for the end, when their address range
- * (the kernel's) and symbol flags are known.
+ * Location and Function is encoded as soon as it is made, into a buffer
+ * of its own; mappings wait for the end, when their address range (the
+ * kernel's) and symbol flags are known. A Sample is its locations and
+ * labels, encoded once, and its values: the samples of several profiles
+ * (serve's windows, which span segments) add up into one when those are
+ * the same.
  */
 #include <errno.h>
 #include "base/buf.h"
@@ -129,10 +132,22 @@ struct pp_line {
 	int64_t line;
 };
 
+struct pp_ident_key {		/* a sample's locations and labels: their hash, and which collision */
+	uint64_t hash;
+	uint32_t probe;
+	uint32_t __pad;
+};
+
+struct pp_sample {
+	size_t off;		/* its encoded locations and labels, in pprof.idents */
+	size_t len;
+	int64_t vals[2];
+};
+
 struct pprof {
-	const struct profile *p;
-	struct buf samples;	/* encoded repeated fields, in order made */
-	struct buf locs;
+	const struct profile *p;	/* the one being added */
+	bool locks;
+	struct buf locs;	/* encoded repeated fields, in order made */
 	struct buf funcs;
 	struct buf msg;		/* the message being built */
 	struct buf sub;		/* a message nested in it */
@@ -151,6 +166,16 @@ struct pprof {
 	size_t maps_cap;
 	uint64_t kernel_map;	/* id, 0 until a kernel frame is seen */
 	unsigned long freq;	/* samples per second, 0 when unknown */
+	struct buf idents;	/* every sample's locations and labels, back to back */
+	struct pp_sample *samples;
+	size_t nsamples, samples_cap;
+	struct htab ident_ids;	/* pp_ident_key -> index + 1 into samples */
+	size_t max_samples;	/* 0: no limit */
+	bool full;		/* max_samples reached: nothing new but the overflow */
+	uint64_t overflow_loc;	/* the location that stands for what did not fit */
+	int64_t overflow_str;
+	int64_t comments[3];	/* strings: command, kernel and hostname of the profiles added */
+	int64_t program;	/* string: the recorded command's program, 0 when none */
 	bool oom;
 };
 
@@ -170,6 +195,8 @@ static int64_t pp_str(struct pprof *pp, const char *s)
 		if (!strcmp(pp->strs[*slot - 1], s))
 			return *slot - 1;
 	}
+	if (pp->full)
+		return pp->overflow_str;
 	if (grow_array((void **)&pp->strs, &pp->strs_cap, pp->nstrs + 1, sizeof(*pp->strs)))
 		goto oom;
 	pp->strs[pp->nstrs] = strdup(s);
@@ -182,18 +209,17 @@ oom:
 	return 0;
 }
 
-static void pp_init(struct pprof *pp, const struct profile *p)
+static void pp_init(struct pprof *pp, bool locks, size_t max_samples)
 {
-	const char *freq = profile__meta(p, "sample_freq");
-
 	memset(pp, 0, sizeof(*pp));
-	pp->p = p;
-	pp->freq = freq ? strtoul(freq, NULL, 10) : 0;
+	pp->locks = locks;
+	pp->max_samples = max_samples;
 	htab_init(&pp->str_ids, sizeof(struct pp_str_key), sizeof(uint64_t));
 	htab_init(&pp->func_ids, sizeof(struct pp_func_key), sizeof(uint64_t));
 	htab_init(&pp->loc_ids, sizeof(struct pp_loc_key), sizeof(uint64_t));
 	htab_init(&pp->pc_locs, sizeof(struct usym_key), sizeof(uint64_t));
 	htab_init(&pp->map_ids, sizeof(struct pp_map_key), sizeof(uint64_t));
+	htab_init(&pp->ident_ids, sizeof(struct pp_ident_key), sizeof(uint64_t));
 	pp_str(pp, "");	/* index 0 must be the empty string */
 }
 
@@ -210,7 +236,9 @@ static void pp_free(struct pprof *pp)
 	htab_free(&pp->loc_ids);
 	htab_free(&pp->pc_locs);
 	htab_free(&pp->map_ids);
-	buf_free(&pp->samples);
+	htab_free(&pp->ident_ids);
+	buf_free(&pp->idents);
+	free(pp->samples);
 	buf_free(&pp->locs);
 	buf_free(&pp->funcs);
 	buf_free(&pp->msg);
@@ -219,7 +247,7 @@ static void pp_free(struct pprof *pp)
 
 static bool pp_failed(const struct pprof *pp)
 {
-	return pp->oom || pp->samples.oom || pp->locs.oom || pp->funcs.oom;
+	return pp->oom || pp->idents.oom || pp->locs.oom || pp->funcs.oom;
 }
 
 /* --- functions, mappings, locations ---------------------------------------------- */
@@ -280,7 +308,8 @@ static uint64_t user_mapping(struct pprof *pp, const struct mapping *m)
 	k.start = m->start;
 	k.end = m->end;
 	k.pgoff = m->pgoff;
-	k.path = m->path;
+	/* The pprof string, not the profile's: the same in every profile added. */
+	k.path = (uint32_t)pp_str(pp, profile__str(pp->p, m->path));
 	k.build_id_len = m->build_id_len;
 	memcpy(k.build_id, m->build_id, sizeof(k.build_id));
 	id = htab_get(&pp->map_ids, &k, &inserted);
@@ -290,7 +319,7 @@ static uint64_t user_mapping(struct pprof *pp, const struct mapping *m)
 	}
 	if (!inserted)
 		return *id;
-	pm.file = pp_str(pp, profile__str(pp->p, m->path));
+	pm.file = k.path;
 	pm.build_id = build_id_str(pp, m);
 	*id = new_mapping(pp, &pm);
 	return *id;
@@ -322,6 +351,10 @@ static uint64_t loc_id(struct pprof *pp, const struct pp_loc_key *k, bool *fresh
 	int inserted;
 
 	*fresh = false;
+	if (pp->full) {
+		id = htab_find(&pp->loc_ids, k);
+		return id ? *id : pp->overflow_loc;
+	}
 	id = htab_get(&pp->loc_ids, k, &inserted);
 	if (!id) {
 		pp->oom = true;
@@ -451,8 +484,7 @@ static uint64_t pseudo_loc(struct pprof *pp, const char *name)
 
 /* --- samples -------------------------------------------------------------------- */
 
-static void sample_begin(struct pprof *pp, const uint64_t *locs, int nlocs,
-			 const int64_t *vals, int nvals)
+static void sample_begin(struct pprof *pp, const uint64_t *locs, int nlocs)
 {
 	int i;
 
@@ -460,9 +492,6 @@ static void sample_begin(struct pprof *pp, const uint64_t *locs, int nlocs,
 		buf_put_varint(&pp->sub, locs[i]);
 	if (nlocs)
 		pb_msg(&pp->msg, SAMPLE_LOCATION_ID, &pp->sub);
-	for (i = 0; i < nvals; i++)
-		buf_put_varint(&pp->sub, (uint64_t)vals[i]);
-	pb_msg(&pp->msg, SAMPLE_VALUE, &pp->sub);
 }
 
 static void label_str(struct pprof *pp, const char *key, const char *s)
@@ -484,9 +513,75 @@ static void label_num(struct pprof *pp, const char *key, int64_t v)
 	pb_msg(&pp->msg, SAMPLE_LABEL, &pp->sub);
 }
 
-static void sample_end(struct pprof *pp)
+/* The sample with these locations and labels (pp->msg), made when new and add; else NULL. */
+static struct pp_sample *sample_of(struct pprof *pp, bool add)
 {
-	pb_msg(&pp->samples, PROFILE_SAMPLE, &pp->msg);
+	struct pp_ident_key k = { .hash = hash_bytes(pp->msg.data, pp->msg.len) };
+	struct pp_sample *sm;
+	uint64_t *slot;
+
+	for (;; k.probe++) {
+		slot = htab_get(&pp->ident_ids, &k, NULL);
+		if (!slot || !*slot)
+			break;
+		sm = &pp->samples[*slot - 1];
+		if (sm->len == pp->msg.len && !memcmp(pp->idents.data + sm->off, pp->msg.data, sm->len))
+			return sm;
+	}
+	if (!add)
+		return NULL;
+	if (!slot || grow_array((void **)&pp->samples, &pp->samples_cap, pp->nsamples + 1, sizeof(*sm))) {
+		pp->oom = true;
+		return NULL;
+	}
+	sm = &pp->samples[pp->nsamples];
+	*sm = (struct pp_sample){ .off = pp->idents.len, .len = pp->msg.len };
+	buf_put(&pp->idents, pp->msg.data, pp->msg.len);
+	*slot = ++pp->nsamples;
+	return sm;
+}
+
+/* What no longer fits: one sample, on a frame that says so. */
+static struct pp_sample *overflow_sample(struct pprof *pp, bool add)
+{
+	buf_reset(&pp->msg);
+	buf_put_varint(&pp->sub, pp->overflow_loc);
+	pb_msg(&pp->msg, SAMPLE_LOCATION_ID, &pp->sub);
+	return sample_of(pp, add);
+}
+
+/*
+ * At max_samples, the overflow frame and its sample are made, and from
+ * then on nothing new is: no sample, location, function nor string.
+ */
+static void check_full(struct pprof *pp)
+{
+	const char *what = "[more stacks than lockstat keeps]";
+
+	if (!pp->max_samples || pp->full || pp->nsamples < pp->max_samples)
+		return;
+	pp->overflow_str = pp_str(pp, what);
+	pp->overflow_loc = pseudo_loc(pp, what);
+	overflow_sample(pp, true);
+	buf_reset(&pp->msg);
+	pp->full = true;
+}
+
+static void sample_end(struct pprof *pp, const int64_t *vals, int nvals)
+{
+	struct pp_sample *sm = sample_of(pp, !pp->full);
+	int i;
+
+	if (!sm && pp->full && !pp->oom)
+		sm = overflow_sample(pp, false);
+	if (!sm) {
+		pp->oom = true;
+		return;
+	}
+	for (i = 0; i < nvals && i < 2; i++)
+		sm->vals[i] += vals[i];
+	buf_reset(&pp->msg);
+	buf_reset(&pp->sub);
 }
 
 /* count x the sampling period, rounded: plain arithmetic, the tool links no libm. */
@@ -512,15 +607,16 @@ static void add_sample_row(struct pprof *pp, const struct sample_row_key *k, uin
 	uint32_t i;
 	int n;
 
+	check_full(pp);
 	/* The leaf first: the kernel frames sit on top of the user ones. */
 	n = kernel_locs(pp, k->kstack < 0 ? NULL : profile__stack(pp->p, k->kstack), locs, 0);
 	for (i = 0; us && i < us->nframes && n < 2 * PP_MAX_FRAMES; i++)
 		locs[n++] = user_loc(pp, k->tgid, us->frames[i]);
-	sample_begin(pp, locs, n, vals, pp->freq ? 2 : 1);
+	sample_begin(pp, locs, n);
 	label_num(pp, "pid", k->tgid);
 	label_num(pp, "tid", k->tid);
 	label_str(pp, "comm", profile__str(pp->p, k->comm));
-	sample_end(pp);
+	sample_end(pp, vals, pp->freq ? 2 : 1);
 }
 
 static void add_samples(struct pprof *pp, const struct hits_filter *f)
@@ -556,17 +652,20 @@ static void add_lock_row(struct pprof *pp, const struct lock_view *lv, const str
 {
 	const struct stack *st = k->stack_id < 0 ? NULL : profile__stack(pp->p, k->stack_id);
 	int64_t vals[2] = { (int64_t)v->count, (int64_t)v->total_ns };
-	int n = export_row_is_user(k) ? user_locs(pp, k->tgid, st, locs) : kernel_locs(pp, st, locs, 0);
+	int n;
+
+	check_full(pp);
+	n = export_row_is_user(k) ? user_locs(pp, k->tgid, st, locs) : kernel_locs(pp, st, locs, 0);
 
 	if (!n)
 		locs[n++] = pseudo_loc(pp, lock_view__str(lv, k->caller));
-	sample_begin(pp, locs, n, vals, 2);
+	sample_begin(pp, locs, n);
 	label_str(pp, "lock", lock_view__str(lv, k->name));
 	label_str(pp, "lock type", lock_type_name(k->flags));
 	label_num(pp, "pid", k->tgid);
 	label_num(pp, "tid", k->tid);
 	label_str(pp, "comm", profile__str(pp->p, k->comm));
-	sample_end(pp);
+	sample_end(pp, vals, 2);
 }
 
 /* The rows of report's locks view, kernel and user locks, as export's other formats. */
@@ -624,15 +723,11 @@ static const char *base_name(const char *path, size_t len)
 /* The mapping of the recorded command's program, or nmaps. */
 static size_t main_mapping(const struct pprof *pp)
 {
-	const char *cmd = profile__meta(pp->p, "command");
-	const char *exe;
-	size_t i, len;
+	const char *exe = pp->strs[pp->program];
+	size_t i, len = strlen(exe);
 
-	if (!cmd || !*cmd)
+	if (!len)
 		return pp->nmaps;
-	len = strcspn(cmd, " ");
-	exe = base_name(cmd, len);
-	len -= exe - cmd;
 	for (i = 0; i < pp->nmaps; i++) {
 		const char *file = pp->strs[pp->maps[i].file];
 		const char *base = base_name(file, strlen(file));
@@ -657,25 +752,60 @@ static void put_mappings(struct pprof *pp, struct buf *b)
 		put_mapping(pp, b, pp->kernel_map - 1);
 }
 
-static void put_comments(struct pprof *pp, struct buf *b)
+/* What the first profile added says of itself, kept: the profiles may go before the writing. */
+static void note_profile(struct pprof *pp, const struct profile *p)
 {
 	static const char *const keys[] = { "command", "kernel", "hostname" };
+	const char *cmd = profile__meta(p, "command"), *exe;
 	char line[512];
-	size_t i;
+	size_t i, len;
 
+	if (pp->comments[0] || pp->comments[1] || pp->comments[2] || pp->program)
+		return;
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		const char *v = profile__meta(pp->p, keys[i]);
+		const char *v = profile__meta(p, keys[i]);
 
 		if (!v || !*v)
 			continue;
 		snprintf(line, sizeof(line), "%s: %s", keys[i], v);
-		pb_varint(b, PROFILE_COMMENT, pp_str(pp, line));
+		pp->comments[i] = pp_str(pp, line);
+	}
+	if (!cmd || !*cmd)
+		return;
+	len = strcspn(cmd, " ");
+	exe = base_name(cmd, len);
+	snprintf(line, sizeof(line), "%.*s", (int)(len - (exe - cmd)), exe);
+	pp->program = pp_str(pp, line);
+}
+
+static void put_comments(struct pprof *pp, struct buf *b)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(pp->comments) / sizeof(pp->comments[0]); i++)
+		pb_varint(b, PROFILE_COMMENT, pp->comments[i]);
+}
+
+static void put_samples(struct pprof *pp, struct buf *b, int nvals)
+{
+	size_t i;
+	int j;
+
+	for (i = 0; i < pp->nsamples; i++) {
+		const struct pp_sample *sm = &pp->samples[i];
+
+		for (j = 0; j < nvals; j++)
+			buf_put_varint(&pp->sub, (uint64_t)sm->vals[j]);
+		pb_msg(&pp->msg, SAMPLE_VALUE, &pp->sub);
+		buf_put(&pp->msg, pp->idents.data + sm->off, sm->len);
+		pb_msg(b, PROFILE_SAMPLE, &pp->msg);
 	}
 }
 
 /* The header fields, then the tables; the strings last, once all are interned. */
-static void put_profile(struct pprof *pp, struct buf *b, bool locks)
+static void put_profile(struct pprof *pp, struct buf *b, uint64_t time_ns, uint64_t duration_ns)
 {
+	bool locks = pp->locks;
 	size_t i;
 
 	if (locks) {
@@ -686,12 +816,12 @@ static void put_profile(struct pprof *pp, struct buf *b, bool locks)
 		if (pp->freq)
 			put_value_type(pp, b, PROFILE_SAMPLE_TYPE, "cpu", "nanoseconds");
 	}
-	buf_put(b, pp->samples.data, pp->samples.len);
+	put_samples(pp, b, locks || pp->freq ? 2 : 1);
 	put_mappings(pp, b);
 	buf_put(b, pp->locs.data, pp->locs.len);
 	buf_put(b, pp->funcs.data, pp->funcs.len);
-	pb_varint(b, PROFILE_TIME_NANOS, pp->p->hdr.created_ns);
-	pb_varint(b, PROFILE_DURATION_NANOS, profile__duration_ns(pp->p));
+	pb_varint(b, PROFILE_TIME_NANOS, time_ns);
+	pb_varint(b, PROFILE_DURATION_NANOS, duration_ns);
 	if (!locks && pp->freq) {
 		put_value_type(pp, b, PROFILE_PERIOD_TYPE, "cpu", "nanoseconds");
 		pb_varint(b, PROFILE_PERIOD, cpu_ns(1, pp->freq));
@@ -728,22 +858,88 @@ static int gzip(const struct buf *in, struct buf *out)
 	return out->oom ? -ENOMEM : 0;
 }
 
-int pprof__write(struct buf *out, const struct profile *p, const struct export_opts *o)
+/* One profile's rows into pp: its lock waits or its samples, those that pass f. */
+static void add_profile(struct pprof *pp, const struct profile *p, const struct hits_filter *f)
 {
-	bool locks = o->what == EXPORT_LOCKS;
-	struct pprof pp;
+	const char *freq = profile__meta(p, "sample_freq");
+
+	pp->p = p;
+	if (!pp->freq && freq)
+		pp->freq = strtoul(freq, NULL, 10);
+	note_profile(pp, p);
+	/* A user PC's location is its process's, in this profile. */
+	htab_free(&pp->pc_locs);
+	htab_init(&pp->pc_locs, sizeof(struct usym_key), sizeof(uint64_t));
+	if (pp->locks)
+		add_locks(pp, f);
+	else
+		add_samples(pp, f);
+	pp->p = NULL;
+}
+
+/* The strings the header needs are made even when full: there are a few, always the same. */
+static int encode(struct pprof *pp, struct buf *out, uint64_t time_ns, uint64_t duration_ns)
+{
+	bool full = pp->full;
 	struct buf raw;
 	int err;
 
-	pp_init(&pp, p);
-	if (locks)
-		add_locks(&pp, &o->filter);
-	else
-		add_samples(&pp, &o->filter);
+	pp->full = false;
 	buf_init(&raw);
-	put_profile(&pp, &raw, locks);
-	err = pp_failed(&pp) || raw.oom ? -ENOMEM : gzip(&raw, out);
+	put_profile(pp, &raw, time_ns, duration_ns);
+	pp->full = full;
+	err = pp_failed(pp) || raw.oom ? -ENOMEM : gzip(&raw, out);
 	buf_free(&raw);
+	return err;
+}
+
+int pprof__write(struct buf *out, const struct profile *p, const struct export_opts *o)
+{
+	struct pprof pp;
+	int err;
+
+	pp_init(&pp, o->what == EXPORT_LOCKS, 0);
+	add_profile(&pp, p, &o->filter);
+	err = encode(&pp, out, p->hdr.created_ns, profile__duration_ns(p));
 	pp_free(&pp);
 	return err;
+}
+
+/* --- accumulated over several profiles (serve) -------------------------------------- */
+
+struct pprof_acc {
+	struct pprof pp;
+};
+
+int pprof_acc__new(struct pprof_acc **a, bool locks, size_t max_samples)
+{
+	*a = calloc(1, sizeof(**a));
+	if (!*a)
+		return -ENOMEM;
+	pp_init(&(*a)->pp, locks, max_samples);
+	return 0;
+}
+
+void pprof_acc__free(struct pprof_acc *a)
+{
+	if (!a)
+		return;
+	pp_free(&a->pp);
+	free(a);
+}
+
+int pprof_acc__add(struct pprof_acc *a, const struct profile *p, const struct hits_filter *f)
+{
+	add_profile(&a->pp, p, f);
+	return pp_failed(&a->pp) ? -ENOMEM : 0;
+}
+
+int pprof_acc__write(struct pprof_acc *a, struct buf *out, uint64_t time_ns, uint64_t duration_ns)
+{
+	return encode(&a->pp, out, time_ns, duration_ns);
+}
+
+size_t pprof_acc__samples(const struct pprof_acc *a)
+{
+	return a->pp.nsamples;
 }

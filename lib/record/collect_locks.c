@@ -44,6 +44,7 @@ struct locks {
 	struct htab stack_ids;	/* BPF stack key (u64) -> file stack id (int32) */
 	uint64_t *stack_keys;	/* file stack id -> BPF stack key */
 	size_t nstack_keys, stack_keys_cap;
+	struct htab changed;	/* cont_key -> uint8: its row changed since the last trim */
 	struct cont_row *rows;
 	size_t cap;
 	struct lockname *names;	/* rq, zone and slab names of dynamic locks */
@@ -168,6 +169,7 @@ static int locks_open(struct collector *c, const struct features *f, struct fami
 	l->ncpus = c->ncpus;
 	htab_init(&l->totals, sizeof(struct cont_key), sizeof(struct cont_val));
 	htab_init(&l->stack_ids, sizeof(uint64_t), sizeof(int32_t));
+	htab_init(&l->changed, sizeof(struct cont_key), 1);
 	l->percpu = calloc(c->ncpus, sizeof(*l->percpu));
 	if (!l->percpu)
 		return -ENOMEM;
@@ -185,6 +187,7 @@ static void locks_free(void *priv)
 	htab_free(&l->totals);
 	htab_free(&l->stack_ids);
 	free(l->stack_keys);
+	htab_free(&l->changed);
 	free(l->percpu);
 	free(l->rows);
 	lockname__free(l->names);
@@ -307,7 +310,7 @@ static int drain_one(struct locks *l, const struct cont_key *key, size_t *n)
 	delta(&r->val, &sum, before);
 	fill_comm(l, r);
 	*before = sum;
-	return 0;
+	return htab_get(&l->changed, key, NULL) ? 0 : -ENOMEM;
 }
 
 static int drain_rows(struct locks *l, size_t *n)
@@ -438,6 +441,71 @@ static int locks_drain(struct collector *c, void *priv, struct snapshot *s, bool
 	return err;
 }
 
+
+/* Stack keys are hashes of the frames; LS_STACK_NONE and LS_STACK_ERR are none. */
+static int stack_set_add(struct htab *set, uint64_t stack)
+{
+	if (stack == LS_STACK_NONE || stack == LS_STACK_ERR)
+		return 0;
+	return htab_get(set, &stack, NULL) ? 0 : -ENOMEM;
+}
+
+static int spinning_stacks(struct locks *l, struct htab *stacks)
+{
+	struct cont_pending_spin *ps = calloc(l->ncpus, sizeof(*ps));
+	__u32 zero = 0, d;
+	int cpu, err = 0;
+
+	if (!ps)
+		return -ENOMEM;
+	if (!bpf_map__lookup_elem(l->skel->maps.pending_spin, &zero, sizeof(zero), ps, sizeof(*ps) * l->ncpus, 0))
+		for (cpu = 0; cpu < l->ncpus && !err; cpu++)
+			for (d = 0; d < ps[cpu].depth && d < LS_PENDING_SPIN_DEPTH && !err; d++)
+				err = stack_set_add(stacks, ps[cpu].slot[d].key.stack);
+	free(ps);
+	return err;
+}
+
+/*
+ * The stacks and tasks of the rows left, and of the spinning waits in
+ * progress (the sleeping ones are in task storage, which has no walk).
+ */
+static int live_keys(struct locks *l, struct htab *stacks, struct htab *tids)
+{
+	struct cont_key key, next;
+	const void *prev = NULL;
+	int err = 0;
+
+	while (!err && !bpf_map__get_next_key(l->skel->maps.stats, prev, &next, sizeof(next))) {
+		key = next;
+		prev = &key;
+		err = stack_set_add(stacks, key.stack) ?: u32_set_add(tids, key.tid);
+	}
+	return err ?: spinning_stacks(l, stacks);
+}
+
+/* A wait in progress may have a new row to come, with the stack it took. */
+static int locks_trim(struct collector *c, void *priv)
+{
+	struct locks *l = priv;
+	struct htab stacks, tids;
+	int removed = forget_unchanged(&l->totals, &l->changed, l->skel->maps.stats), err;
+
+	(void)c;
+	if (removed < 0)
+		return removed;
+	htab_init(&stacks, sizeof(__u64), 1);
+	htab_init(&tids, sizeof(__u32), 1);
+	err = live_keys(l, &stacks, &tids);
+	if (!err)
+		err = map_prune(l->skel->maps.stacks, &stacks);
+	if (err >= 0 && l->skel->rodata->per_task)
+		err = map_prune(l->skel->maps.comms, &tids);
+	htab_free(&stacks);
+	htab_free(&tids);
+	return err < 0 ? err : removed;
+}
+
 int collector__fetch_stack(void *ctx, int32_t id, uint64_t *frames, int max)
 {
 	struct locks *l = family_priv(ctx, FAMILY_LOCKS);
@@ -515,4 +583,5 @@ const struct family_ops locks_family = {
 	.nlost = NLOST,
 	.lost = locks_lost,
 	.object = locks_object,
+	.trim = locks_trim,
 };

@@ -35,6 +35,7 @@ struct sampler {
 	struct bpf_link **links;
 	int nlinks;
 	struct htab totals;	/* sample_key -> uint64 count */
+	struct htab changed;	/* sample_key -> uint8: its count changed since the last trim */
 	struct sample_row *rows;
 	size_t cap;
 	struct ring_buffer *events;
@@ -141,6 +142,7 @@ static int sample_open(struct collector *c, const struct features *f, struct fam
 	m->ncpus = c->ncpus;
 	m->freq = c->o.sample_freq;
 	htab_init(&m->totals, sizeof(struct sample_key), sizeof(uint64_t));
+	htab_init(&m->changed, sizeof(struct sample_key), 1);
 	m->skel = sample_bpf__open();
 	if (!m->skel)
 		return -errno;
@@ -166,6 +168,7 @@ static void sample_free(void *priv)
 	free(m->links);
 	sample_bpf__destroy(m->skel);
 	htab_free(&m->totals);
+	htab_free(&m->changed);
 	free(m->rows);
 	free(m);
 }
@@ -199,7 +202,7 @@ static int drain_one(struct sampler *m, const struct sample_key *key, struct sna
 	r->count = now - *before;
 	sample_comm(m, r);
 	*before = now;
-	return 0;
+	return htab_get(&m->changed, key, NULL) ? 0 : -ENOMEM;
 }
 
 static int sample_drain(struct collector *c, void *priv, struct snapshot *s, bool final)
@@ -219,6 +222,48 @@ static int sample_drain(struct collector *c, void *priv, struct snapshot *s, boo
 	}
 	s->samples = m->rows;
 	return err;
+}
+
+
+/* What the counts left refer to: in sets[] the kernel stacks, user stacks, threads and processes. */
+static int live_keys(struct sampler *m, struct htab *sets)
+{
+	struct sample_key key, next;
+	const void *prev = NULL;
+	int err = 0;
+
+	while (!err && !bpf_map__get_next_key(m->skel->maps.counts, prev, &next, sizeof(next))) {
+		key = next;
+		prev = &key;
+		err = u32_set_add(&sets[0], key.kstack) ?: u32_set_add(&sets[1], key.ustack) ?:
+		      u32_set_add(&sets[2], key.tid) ?: u32_set_add(&sets[3], key.tgid);
+	}
+	return err;
+}
+
+/*
+ * A process forgotten from seen_tgids is announced again when it is next
+ * sampled, and its mappings read for the segment that sees it.
+ */
+static int sample_trim(struct collector *c, void *priv)
+{
+	struct sampler *m = priv;
+	struct bpf_map *maps[4] = { m->skel->maps.kstacks, m->skel->maps.ustacks,
+				    m->skel->maps.sample_comms, m->skel->maps.seen_tgids };
+	struct htab sets[4];
+	int i, removed = forget_unchanged(&m->totals, &m->changed, m->skel->maps.counts), err;
+
+	(void)c;
+	if (removed < 0)
+		return removed;
+	for (i = 0; i < 4; i++)
+		htab_init(&sets[i], sizeof(__u32), 1);
+	err = live_keys(m, sets);
+	for (i = 0; i < 4 && err >= 0; i++)
+		err = map_prune(maps[i], &sets[i]);
+	for (i = 0; i < 4; i++)
+		htab_free(&sets[i]);
+	return err < 0 ? err : removed;
 }
 
 int collector__fetch_sample_kstack(void *ctx, int32_t id, uint64_t *frames, int max)
@@ -299,4 +344,5 @@ const struct family_ops sample_family = {
 	.nlost = NLOST,
 	.lost = sample_lost,
 	.object = sample_object,
+	.trim = sample_trim,
 };

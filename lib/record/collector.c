@@ -401,6 +401,85 @@ int collector__stop(struct collector *c, struct snapshot *s)
 	return drain_families(c, s, true);
 }
 
+int collector__trim(struct collector *c)
+{
+	int i, n, removed = 0;
+
+	for (i = 0; i < FAMILY_COUNT; i++) {
+		if (c->status[i].state != FSTATE_ATTACHED || !families[i]->trim)
+			continue;
+		n = families[i]->trim(c, c->priv[i]);
+		if (n < 0)
+			return n;
+		removed += n;
+	}
+	return removed;
+}
+
+int u32_set_add(struct htab *set, int32_t id)
+{
+	uint32_t k = id;
+
+	if (id < 0)
+		return 0;
+	return htab_get(set, &k, NULL) ? 0 : -ENOMEM;
+}
+
+int forget_unchanged(struct htab *totals, struct htab *changed, struct bpf_map *map)
+{
+	const void *k;
+	void *v, *dst;
+	struct htab kept;
+	size_t it = 0;
+	int removed = 0;
+
+	htab_init(&kept, totals->key_size, totals->val_size);
+	while ((v = htab_next(totals, &it, &k))) {
+		if (!htab_find(changed, k)) {
+			removed += !bpf_map__delete_elem(map, k, totals->key_size, 0);
+			continue;
+		}
+		dst = htab_get(&kept, k, NULL);
+		if (!dst) {
+			htab_free(&kept);
+			return -ENOMEM;
+		}
+		memcpy(dst, v, totals->val_size);
+	}
+	htab_free(totals);
+	*totals = kept;
+	htab_free(changed);
+	htab_init(changed, totals->key_size, 1);
+	return removed;
+}
+
+/* Keys first, deletions after: a deleted key would restart the walk from the first. */
+int map_prune(struct bpf_map *m, const struct htab *set)
+{
+	size_t ksz = set->key_size, n = 0, cap = 0, i;
+	uint8_t key[16], next[16], *keys = NULL;
+	const void *prev = NULL;
+	int removed = 0;
+
+	if (ksz > sizeof(key) || ksz != bpf_map__key_size(m))
+		return -EINVAL;
+	while (!bpf_map__get_next_key(m, prev, next, ksz)) {
+		memcpy(key, next, ksz);
+		prev = key;
+		if (htab_find(set, key))
+			continue;
+		if (grow_array((void **)&keys, &cap, n + 1, ksz)) {
+			free(keys);
+			return -ENOMEM;
+		}
+		memcpy(keys + n++ * ksz, key, ksz);
+	}
+	for (i = 0; i < n; i++)
+		removed += !bpf_map__delete_elem(m, keys + i * ksz, ksz, 0);
+	free(keys);
+	return removed;
+}
+
 int object_prog_stats(const struct bpf_object *obj, struct prog_stats *st)
 {
 	struct bpf_program *prog;
@@ -480,7 +559,7 @@ size_t collector__lost(const struct collector *c, struct lost_counter *out, size
 		memset(vals, 0, sizeof(vals));
 		ops->lost(c, c->priv[i], vals);
 		for (j = 0; j < ops->nlost; j++)
-			out[n++] = (struct lost_counter){ ops->lost_names[j], vals[j] };
+			out[n++] = (struct lost_counter){ ops->lost_names[j], vals[j], 1 << i };
 	}
 	if (c->maptrack && n < max)
 		out[n++] = (struct lost_counter){ "maps_lost", maptrack__lost(c->maptrack) };

@@ -121,6 +121,7 @@ int collector__fetch_sample_ustack(void *ctx, int32_t id, uint64_t *frames, int 
 struct lost_counter {
 	const char *name;
 	uint64_t value;
+	enum family family;
 };
 
 /*
@@ -157,5 +158,16 @@ int collector__costs(const struct collector *c, struct probe_cost *out, size_t m
 int collector__name_lock(void *ctx, uint64_t addr, char *buf, size_t len);
 /* What the recording can name and what not, in one line (META lock_names). */
 const char *collector__lock_names(const struct collector *c);
+/*
+ * serve, between segments: what the kernel's maps hold of rows that did
+ * not change since the last trim, and of stacks no row refers to, is
+ * removed (and forgotten here), so that the maps never fill up with the
+ * locks and threads of the past: the rows removed, or -errno. A wait
+ * counted on such a row in the microseconds of its removal is lost, and
+ * a sleeping wait in progress across a trim (its stack is in task
+ * storage, which cannot be walked) may end with its stack removed: its
+ * lock counts it, under "[stack lost]".
+ */
+int collector__trim(struct collector *c);
 
 #endif

@@ -45,6 +45,13 @@ struct family_ops {
 	void (*lost)(const struct collector *c, const void *priv, uint64_t *vals);
 	/* The BPF object whose programs' run time is the family's cost, or NULL. */
 	const struct bpf_object *(*object)(const void *priv);
+	/*
+	 * Optional (serve, between segments): remove from the kernel's maps,
+	 * and from what the family keeps of them, the rows that did not change
+	 * since the last trim, and the stacks no row refers to any more; the
+	 * number of rows removed, or -errno.
+	 */
+	int (*trim)(struct collector *c, void *priv);
 };
 
 #define FAMILY_OPS_DECLARE(NAME, name)	extern const struct family_ops name##_family;
@@ -95,6 +102,16 @@ uint64_t collector__targets_full(const struct collector *c);
 int sample_consume_events(struct collector *c);
 /* Poll fd (an epoll fd of a ring buffer) with the collector's event fd; 0 or -errno. */
 int collector_watch_fd(struct collector *c, int fd);
+/*
+ * trim: forget from totals (BPF key -> values as of the last drain), and
+ * delete from map, every key that changed (a uint8 set, emptied) does not
+ * hold: the number deleted, or -ENOMEM.
+ */
+int forget_unchanged(struct htab *totals, struct htab *changed, struct bpf_map *map);
+/* A set of stack ids, tids or tgids (trim): a uint32 key, no value; negative ids are none. */
+int u32_set_add(struct htab *set, int32_t id);
+/* Delete every key of a BPF map (stacks, tids) that set (of its keys) does not hold: how many. */
+int map_prune(struct bpf_map *m, const struct htab *set);
 /* Copy one stack out of a BPF stack map: the number of frames or -errno. */
 int fetch_stack_map(struct bpf_map *m, int32_t id, uint64_t *frames, int max, int depth);
 

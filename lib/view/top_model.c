@@ -44,8 +44,8 @@ int top_model__set_header(struct top_model *m, const struct store_header *hdr)
 {
 	m->hdr = *hdr;
 	m->iv = profile__new(hdr);
-	m->cum = profile__new(hdr);
-	if (!m->iv || !m->cum) {
+	m->cum = m->iv_only ? NULL : profile__new(hdr);
+	if (!m->iv || (!m->iv_only && !m->cum)) {
 		snprintf(m->err, sizeof(m->err), "%s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
@@ -103,9 +103,9 @@ int top_model__feed(struct top_model *m, const struct store_chunk *ch)
 {
 	int err = profile__add_chunk(m->iv, ch, m->err, sizeof(m->err));
 
-	if (!err)
+	if (!err && m->cum)
 		err = profile__add_chunk(m->cum, ch, m->err, sizeof(m->err));
-	if (!err)
+	if (!err && m->cum)
 		err = save_chunk(m, ch);
 	if (!err)
 		note_span(m, ch);
@@ -127,6 +127,8 @@ static int read_new(struct top_model *m, int fd)
 			return -errno;
 		if (n == 0)
 			return 0;
+		if (m->tee)
+			m->tee(m->tee_ctx, m->pending + m->npending, n);
 		m->npending += n;
 		m->file_pos += n;
 	}
@@ -196,11 +198,12 @@ int top_model__read_fd(struct top_model *m, int fd, bool truncate)
 
 uint64_t top_model__lost(const struct top_model *m)
 {
+	const struct profile *p = m->cum ? m->cum : m->iv;
 	uint64_t sum = 0;
 	size_t i;
 
-	for (i = 0; m->cum && i < m->cum->nlost; i++)
-		sum += strtoull(m->cum->lost[i].value, NULL, 10);
+	for (i = 0; p && i < p->nlost; i++)
+		sum += strtoull(p->lost[i].value, NULL, 10);
 	return sum;
 }
 

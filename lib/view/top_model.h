@@ -34,6 +34,10 @@ struct top_model {
 	uint64_t last_t1;	/* end of the last bucket fed */
 	uint64_t lost_at_iv;	/* lost events when the interval started */
 	uint64_t lost_at_reset;
+	bool iv_only;		/* no cumulative model (serve keeps its own totals) */
+	/* Called with the bytes read from the file, before they are parsed (serve copies them). */
+	void (*tee)(void *ctx, const void *bytes, size_t n);
+	void *tee_ctx;
 	char err[256];
 };
 

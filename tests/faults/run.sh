@@ -6,8 +6,10 @@
 # a setuid binary. After every run the previous file must be intact (under
 # its name, or as FILE.old once a new profile took the name) and the new
 # one complete, readable up to where it stopped (a profile without END,
-# as a kill leaves it), or absent; no temporary file may be left. Prints
-# one row per scenario and command, and exits 1 if any run broke that.
+# as a kill leaves it), or absent; no temporary file may be left. serve,
+# killed at random moments, must leave only segments, each one readable.
+# Prints one row per scenario and command, and exits 1 if any run broke
+# that.
 #
 #   tests/faults/run.sh            the whole set: 100 SIGKILL runs a command
 #   tests/faults/run.sh --quick    a few runs of each (the host tier's t0510)
@@ -59,13 +61,13 @@ reset_dir() {
 	if [ "$1" = export ]; then cp prev.export d/out; else cp prev.data d/out; fi
 }
 
-# A new profile: complete (fsck 0), partial (every chunk up to the end, or
+# profile_state [FILE]: a new profile: complete (fsck 0), partial (every chunk up to the end, or
 # up to a last chunk cut short, parses: a recording killed or stopped by a
-# write error), or damaged.
+# write error), or damaged. FILE: d/out by default.
 profile_state() {
-	local last
-	"$LOCKSTAT" fsck -q d/out && { echo complete; return; }
-	last=$("$LOCKSTAT" fsck d/out 2>&1 | tail -n 1)
+	local f=${1:-d/out} last
+	"$LOCKSTAT" fsck -q "$f" && { echo complete; return; }
+	last=$("$LOCKSTAT" fsck "$f" 2>&1 | tail -n 1)
 	case $last in
 	"end of file at byte "*|"truncated chunk at byte "*) echo partial ;;
 	*) echo "damaged: $last" ;;
@@ -187,6 +189,40 @@ sigkill() {
 	done
 }
 
+# --- serve killed at a random moment, its segments 1 s long ----------------------------
+# Every file left in its directory is a segment (named by time, nothing
+# temporary) and reads as a profile, complete or cut (the one it was
+# writing); the worst of them is tallied.
+serve_judge() {
+	local f state worst=absent
+	for f in d/serve/*; do
+		[ -e "$f" ] || continue
+		[[ ${f##*/} =~ ^lockstat-[0-9]{8}T[0-9]{6}Z(\.[1-9][0-9]*)?\.data$ ]] ||
+			{ echo "left behind: ${f##*/}"; return; }
+		state=$(profile_state "$f")
+		case $state in
+		complete) [ "$worst" = absent ] && worst=complete ;;
+		partial) worst=partial ;;
+		*) echo "${f##*/}: $state"; return ;;
+		esac
+	done
+	echo "$worst"
+}
+
+serve_sigkill() {
+	local i ms
+	for i in $(seq "$kills"); do
+		find d -mindepth 1 -delete 2>/dev/null
+		ms=$((RANDOM % 4000))
+		"$LOCKSTAT" serve -q -D d/serve -s 1 -l none 2>>log &
+		pid=$!
+		sleep "$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))"
+		kill -9 $pid 2>/dev/null
+		wait $pid 2>/dev/null
+		tally "SIGKILL at random (0-4000 ms), -s 1" serve "$(serve_judge)"
+	done
+}
+
 # --- the workload stopped, then continued; or stopped until -d ends the run ------------
 # The workload's pid once it runs (exec'd: its name is fdstorm), or nothing.
 workload_pid() {
@@ -248,6 +284,7 @@ forks_and_setuid() {
 disk_full
 read_only
 sigkill
+serve_sigkill
 stopped
 forks_and_setuid
 
