@@ -119,7 +119,8 @@ static size_t fill_lost(const struct serve *v, struct metric_lost *out, size_t m
 	size_t i, n = collector__lost(v->s.col, lc, MAX_LOST);
 
 	for (i = 0; i < n && i < max; i++)
-		out[i] = (struct metric_lost){ family_name(lc[i].family), lc[i].name, lc[i].value };
+		out[i] = (struct metric_lost){ lc[i].family ? family_name(lc[i].family) : "mappings",
+					     lc[i].name, lc[i].value };	/* 0: the mapping tracker's */
 	return i;
 }
 
