@@ -36,6 +36,12 @@
 #include "sym/syms.h"
 
 #define KILL_GRACE_NS	(3 * NSEC_PER_SEC)
+/*
+ * ELF files the symbolizer keeps indexed at once: a PC's lookup may try
+ * the file under its name and then the one held open, and top's
+ * increments see a few files per new process.
+ */
+#define SYMS_OPEN_FILES	8
 
 void session__init(struct session *s)
 {
@@ -739,6 +745,21 @@ static void load_symbols(struct session *s)
 		pr_warn("cannot read /proc/kallsyms: %s: locks and callers stay unnamed\n", strerror(-err));
 }
 
+/*
+ * The file a user PC's symbols come from, so that they are symbolized
+ * file by file: the symbolizer then keeps a few files' indexes at a time
+ * (SYMS_OPEN_FILES) instead of every file the recording saw.
+ */
+static uint64_t usym_file_of(void *ctx, uint32_t tgid, uint64_t addr)
+{
+	const struct uresolver *u = ctx;
+	const struct proc_map *m = maps_cache__find(u->maps, tgid, addr);
+
+	if (!m)
+		return 0;
+	return hash_bytes(m->path, strlen(m->path)) ^ hash_bytes(m->build_id, m->build_id_len);
+}
+
 static int open_writer(struct session *s)
 {
 	struct pwriter_opts po = {
@@ -750,11 +771,13 @@ static int open_writer(struct session *s)
 		.fetch_ctx = s->col,
 		.resolve_user = uresolve,
 		.resolve_ctx = &s->ures,
+		.usym_file = usym_file_of,
 		.on_user_tgid = on_new_process,
 		.on_user_tgid_ctx = s,
 		.usyms_leaves_only = s->o.brief_usyms,
 	};
-	struct syms_opts so = { .lines = !s->o.brief_usyms, .inlines = !s->o.brief_usyms };
+	struct syms_opts so = { .lines = !s->o.brief_usyms, .inlines = !s->o.brief_usyms,
+				.max_files = SYMS_OPEN_FILES };
 	uint8_t id[16];
 	struct timespec ts;
 	int err;
