@@ -272,7 +272,7 @@ static int drain_one(struct locks *l, const struct cont_key *key, size_t *n)
 	return 0;
 }
 
-static int drain_rows(struct locks *l, size_t *n)
+static int drain_rows(struct collector *c, struct locks *l, size_t *n)
 {
 	struct cont_key key, next;
 	const void *prev = NULL;
@@ -281,6 +281,7 @@ static int drain_rows(struct locks *l, size_t *n)
 	while (!bpf_map__get_next_key(l->skel->maps.stats, prev, &next, sizeof(next))) {
 		key = next;
 		prev = &key;
+		c->entries_read++;
 		err = drain_one(l, &key, n);
 		if (err)
 			return err;
@@ -364,9 +365,8 @@ static int locks_drain(struct collector *c, void *priv, struct snapshot *s, bool
 	struct locks *l = priv;
 	int err;
 
-	(void)c;
 	s->ncont = 0;
-	err = drain_rows(l, &s->ncont);
+	err = drain_rows(c, l, &s->ncont);
 	if (!err && final)
 		err = close_sleeping(l, l->stop_ns, &s->ncont);
 	if (!err && final)

@@ -207,12 +207,12 @@ static int sample_drain(struct collector *c, void *priv, struct snapshot *s, boo
 	const void *prev = NULL;
 	int err = 0;
 
-	(void)c;
 	(void)final;
 	s->nsamples = 0;
 	while (!err && !bpf_map__get_next_key(m->skel->maps.counts, prev, &next, sizeof(next))) {
 		key = next;
 		prev = &key;
+		c->entries_read++;
 		err = drain_one(m, &key, s);
 	}
 	s->samples = m->rows;

@@ -85,10 +85,14 @@ struct snapshot {
 
 /* What one family's programs cost so far (kernel.bpf_stats). */
 struct probe_cost {
-	enum family family;
+	enum family family;	/* 0: the target filter's fork follower */
+	const char *name;	/* the family's, or "targets" */
 	uint64_t events;
 	uint64_t run_ns;
 };
+
+/* Entries collector__costs() may write: every family and the fork follower. */
+#define PROBE_COSTS_MAX	(FAMILY_COUNT + 1)
 
 struct collector;
 
@@ -131,10 +135,13 @@ int collector__watch_processes(struct collector *c, new_process_fn fn, void *ctx
 int collector__event_fd(const struct collector *c);
 int collector__consume(struct collector *c);
 /*
- * The cost of every attached family's programs, one entry per family:
- * the number written, or -errno when the kernel does not measure it.
+ * The cost of every attached family's programs, one entry per family,
+ * then the fork follower's when a target filter is loaded: the number
+ * written, or -errno when the kernel does not measure it.
  */
 int collector__costs(const struct collector *c, struct probe_cost *out, size_t max);
+/* Map entries the drains have read so far, every family's. */
+uint64_t collector__entries_read(const struct collector *c);
 /* Every CPU's rq->__lock address, when the kernel lets us find them. */
 size_t collector__rq_locks(const struct collector *c, const uint64_t **addrs);
 

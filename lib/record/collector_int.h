@@ -61,6 +61,7 @@ struct collector {
 	int stats_fd;		/* BPF_ENABLE_STATS, or -1 */
 	int guard_fd;		/* bpf/guard.bpf.h's map, shared; -1 until asked for */
 	struct targets_bpf *targets;
+	uint64_t entries_read;	/* by the drains, for the cost summary */
 };
 
 struct family_status *status_of(struct collector *c, enum family f);

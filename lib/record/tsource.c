@@ -187,12 +187,14 @@ int tsource_drain(struct tsource *s, struct htab *extra)
 	int err = 0;
 
 	s->rows.rows.n = 0;
+	s->nread = 0;
 	while (!err && !bpf_map__get_next_key(s->map, prev, s->next, s->key_size)) {
 		tmp = s->key;
 		s->key = s->next;
 		s->next = tmp;
 		prev = s->key;
 		err = drain_key(s, s->key, extra);
+		s->nread++;
 	}
 	if (!err && extra)
 		err = drain_extra(s, extra);

@@ -48,6 +48,7 @@ struct tsource {
 	void *next;
 	uint64_t *cur;
 	uint64_t *delta;
+	size_t nread;		/* entries the last drain read */
 };
 
 int tsource_init(struct tsource *s, int ncpus);
