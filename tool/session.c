@@ -878,7 +878,7 @@ static void say_write_error(const struct session *s)
 
 void session__finish(struct session *s)
 {
-	uint64_t t, cpu = cpu_ns();
+	uint64_t t, cpu = cpu_ns(), wall = now_ns();
 	struct snapshot snap;
 	int err;
 	uint32_t flags;
@@ -907,6 +907,7 @@ void session__finish(struct session *s)
 		s->write_err = -EIO;
 	}
 	s->finish_cpu_ns = cpu_ns() - cpu;
+	s->finish_ns = now_ns() - wall;
 }
 
 /* What the probes cost, measured by the kernel (kernel.bpf_stats). */
@@ -954,9 +955,10 @@ static void say_own_cpu(const struct session *s)
 	sys = tv_s(&ru.ru_stime) - tv_s(&s->ru_start.ru_stime);
 	pr_notice("own CPU: %.3f s (user %.3f + sys %.3f) in %.2f s = %.2f %% of one CPU; "
 		  "drains %.2f ms a bucket (%" PRIu64 " buckets, %" PRIu64 " map entries read a bucket), "
-		  "the end %.3f s\n", user + sys, user, sys, wall, 100 * (user + sys) / wall,
+		  "the end %.3f s in %.2f s\n", user + sys, user, sys, wall, 100 * (user + sys) / wall,
 		  s->drain_cpu_ns / 1e6 / buckets, s->nbuckets,
-		  collector__entries_read(s->col) / (buckets + 1), s->finish_cpu_ns / 1e9);
+		  collector__entries_read(s->col) / (buckets + 1), s->finish_cpu_ns / 1e9,
+		  s->finish_ns / 1e9);
 }
 
 void session__say_costs(const struct session *s)

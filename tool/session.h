@@ -134,6 +134,7 @@ struct session {
 	uint64_t drain_cpu_ns;	/* in the buckets' drains and writes */
 	uint64_t nbuckets;
 	uint64_t finish_cpu_ns;	/* in session__finish(): last drain, user symbols */
+	uint64_t finish_ns;	/* session__finish()'s wall time: CPU-starved, it is long */
 	uint64_t contended;
 	uint64_t samples;
 	int signals;		/* SIGINT/SIGTERM/SIGHUP received */

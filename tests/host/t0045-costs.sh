@@ -29,7 +29,7 @@ echo "# own CPU ${own:-?} s, times: ${tot:-?} s ($(tail -n 1 times.out))"
 check "own CPU (${own:-?} s) is what times counts (${tot:-?} s) within 10 % + 0.05 s" \
 	awk -v a="${own:-x}" -v b="${tot:-x}" 'BEGIN { d = a - b; if (d < 0) d = -d;
 		exit !(a > 0 && b > 0 && d <= 0.1 * b + 0.05) }'
-check "own CPU says where it went" grep -Eq "own CPU: .*drains $num ms a bucket \([0-9]+ buckets, [0-9]+ map entries read a bucket\), the end $num s" all.err
+check "own CPU says where it went" grep -Eq "own CPU: .*drains $num ms a bucket \([0-9]+ buckets, [0-9]+ map entries read a bucket\), the end $num s in $num s" all.err
 
 "$LOCKSTAT" record -o wl.data -- sh -c 'for i in 1 2 3 4 5 6 7 8; do /bin/true; done' 2>wl.err
 check "with a workload, a cost line for the fork follower" grep -Eq "probe cost: targets +$num events/s" wl.err
