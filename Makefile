@@ -66,7 +66,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/
 .SECONDARY:
 .PHONY: all clean check check-unit check-host check-vm demo deps workloads unit-tests fuzz
 
-all: $(OUTPUT)/lockstat workloads
+all: $(OUTPUT)/lockstat workloads $(OUTPUT)/bench/floor $(OUTPUT)/bench/floor.bpf.o
 
 workloads: $(WORKLOADS)
 
@@ -103,6 +103,17 @@ $(OUTPUT)/workloads/%: contrib/workloads/%.c contrib/workloads/workload.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -std=gnu11 $(WARN) -O2 -g -fno-omit-frame-pointer -pthread $(LDFLAGS) -o $@ $<
+
+# contrib/bench/overhead's floor: empty programs on the lock tracepoints.
+$(OUTPUT)/bench/floor.bpf.o: contrib/bench/floor.bpf.c bpf/vmlinux/vmlinux.h | $(OUTPUT)/.deps-ok
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/bench/floor: contrib/bench/floor.c lib/base/exitcode.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -std=gnu11 $(WARN) -O2 -g -Ilib $(LDFLAGS) -o $@ $< -lbpf -lelf -lz $(if $(filter 1,$(STATIC)),-lzstd)
 
 $(OUTPUT)/asan/%.o: %.c $(wildcard lib/*/*.h tool/*.h) $(SKELS)
 	$(call msg,CC-SAN,$@)

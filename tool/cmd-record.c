@@ -29,7 +29,8 @@ static void usage(FILE *f)
 		"  -d, --duration SECS    stop after SECS seconds (at least 0.01)\n"
 		"  -e, --events LIST      probe families: locks, sample, mmap_lock, fd, pagecache,\n"
 		"                         hold, ulocks, uprobes (default locks,sample; mmap_lock\n"
-		"                         comes with locks)\n"
+		"                         comes with locks); -NAME takes one out (alone: out of\n"
+		"                         the default)\n"
 		"      --hold             add hold times of kernel mutexes, rwsems and spinlocks\n"
 		"                         (fentry only: kprobes there are refused; costly: the\n"
 		"                         cost is printed)\n"
@@ -237,8 +238,11 @@ int cmd_record(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (s.o.families & FAMILY_LOCKS)	/* its hold times come with the lock waits */
+	/* Its hold times come with the lock waits, unless -e -mmap_lock. */
+	if ((s.o.families & FAMILY_LOCKS) && !(s.o.families_off & FAMILY_MMAP_LOCK))
 		s.o.families |= FAMILY_MMAP_LOCK;
+	/* The summary says what every probe cost; -q says nothing, so measures nothing. */
+	s.o.probe_stats = log_verbosity >= 0;
 	session__free(&s);
 	return record_runs(&s.o);
 }

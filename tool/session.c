@@ -36,6 +36,12 @@
 #include "sym/syms.h"
 
 #define KILL_GRACE_NS	(3 * NSEC_PER_SEC)
+/*
+ * ELF files the symbolizer keeps indexed at once: a PC's lookup may try
+ * the file under its name and then the one held open, and top's
+ * increments see a few files per new process.
+ */
+#define SYMS_OPEN_FILES	8
 
 void session__init(struct session *s)
 {
@@ -51,19 +57,54 @@ void session__init(struct session *s)
 
 /* --- options ------------------------------------------------------------- */
 
+/* "a,-b,c" -> on "a,c", off "b"; 0, or -EINVAL when too long. */
+static int split_events(const char *arg, char *on, char *off, size_t len)
+{
+	size_t n_on = 0, n_off = 0;
+	const char *p = arg;
+
+	on[0] = off[0] = '\0';
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		bool minus = *p == '-';
+		char *dst = minus ? off : on;
+		size_t *used = minus ? &n_off : &n_on;
+
+		if (*used + n + 2 > len)
+			return -EINVAL;
+		*used += snprintf(dst + *used, len - *used, "%s%.*s", *used ? "," : "",
+				  (int)(n - minus), p + minus);
+		p += n + (p[n] == ',');
+	}
+	return 0;
+}
+
+/*
+ * A list of families; a word with a '-' takes one out (whatever brings
+ * it in: mmap_lock comes with locks in record), and a list of such words
+ * alone takes them out of the default.
+ */
 static int parse_events(struct session_opts *o, const char *arg)
 {
-	unsigned int hold = o->families & FAMILY_HOLD;
-	const char *bad;
+	unsigned int hold = o->families & FAMILY_HOLD, on = FAMILY_DEFAULT, off = 0;
+	char on_list[256], off_list[256];
+	const char *bad = arg;
 
 	if (o->families & FAMILY_UPROBES)	/* --uprobes, and the ulocks they need */
 		hold |= FAMILY_ULOCKS | FAMILY_UPROBES;
-	if (!family_parse(arg, &o->families, &bad)) {
-		o->families |= hold;
-		return 0;
+	if (split_events(arg, on_list, off_list, sizeof(on_list)) ||
+	    (on_list[0] && family_parse(on_list, &on, &bad)) ||
+	    (off_list[0] && family_parse(off_list, &off, &bad)) || (!on_list[0] && !off_list[0])) {
+		pr_err("--events: unknown probe family '%s' (%s)\n", bad, family_names_list());
+		return -EINVAL;
 	}
-	pr_err("--events: unknown probe family '%s' (%s)\n", bad, family_names_list());
-	return -EINVAL;
+	o->families_off = off;
+	o->families = (on | hold) & ~off;
+	if (!o->families) {
+		pr_err("--events: '%s' leaves no probe family\n", arg);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static int parse_map_entries(struct session_opts *o, const char *arg)
@@ -518,9 +559,18 @@ static void write_rows(struct session *s, const struct snapshot *snap, uint64_t 
 	s->last_t = t;
 }
 
+/* lockstat's CPU time so far, user and system, in ns. */
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
 static void write_bucket(struct session *s)
 {
-	uint64_t start = now_ns();
+	uint64_t start = now_ns(), cpu = cpu_ns();
 	struct snapshot snap;
 	int err;
 
@@ -534,6 +584,8 @@ static void write_bucket(struct session *s)
 	/* Gone before this drain and not in the profile: nothing can refer to them now. */
 	maps_cache__purge(&s->maps, start);
 	s->drain_ns = now_ns() - start;
+	s->drain_cpu_ns += cpu_ns() - cpu;
+	s->nbuckets++;
 }
 
 static void on_stop_signal(struct session *s, const struct signalfd_siginfo *si)
@@ -758,6 +810,21 @@ static void load_symbols(struct session *s)
 		pr_warn("cannot read /proc/kallsyms: %s: locks and callers stay unnamed\n", strerror(-err));
 }
 
+/*
+ * The file a user PC's symbols come from, so that they are symbolized
+ * file by file: the symbolizer then keeps a few files' indexes at a time
+ * (SYMS_OPEN_FILES) instead of every file the recording saw.
+ */
+static uint64_t usym_file_of(void *ctx, uint32_t tgid, uint64_t addr)
+{
+	const struct uresolver *u = ctx;
+	const struct proc_map *m = maps_cache__find(u->maps, tgid, addr, 0);
+
+	if (!m)
+		return 0;
+	return hash_bytes(m->path, strlen(m->path)) ^ hash_bytes(m->build_id, m->build_id_len);
+}
+
 static int open_writer(struct session *s)
 {
 	struct pwriter_opts po = {
@@ -770,12 +837,13 @@ static int open_writer(struct session *s)
 		.name_lock = collector__name_lock,
 		.resolve_user = uresolve,
 		.resolve_ctx = &s->ures,
+		.usym_file = usym_file_of,
 		.on_user_tgid = on_new_process,
 		.on_user_tgid_ctx = s,
 		.usyms_leaves_only = s->o.brief_usyms,
 	};
 	bool lines = !s->o.brief_usyms && !s->o.usyms_no_lines;
-	struct syms_opts so = { .lines = lines, .inlines = lines };
+	struct syms_opts so = { .lines = lines, .inlines = lines, .max_files = SYMS_OPEN_FILES };
 	uint8_t id[16];
 	struct timespec ts;
 	int err;
@@ -831,8 +899,8 @@ static void say_write_error(const struct session *s)
 
 void session__finish(struct session *s)
 {
+	uint64_t t, cpu = cpu_ns(), wall = now_ns();
 	struct snapshot snap;
-	uint64_t t;
 	int err;
 	uint32_t flags;
 
@@ -859,6 +927,8 @@ void session__finish(struct session *s)
 		pr_err("%s\n", s->out.why);	/* the fsync: every chunk was written */
 		s->write_err = -EIO;
 	}
+	s->finish_cpu_ns = cpu_ns() - cpu;
+	s->finish_ns = now_ns() - wall;
 }
 
 /*
@@ -901,13 +971,13 @@ int session__begin_profile(struct session *s)
 }
 
 /* What the probes cost, measured by the kernel (kernel.bpf_stats). */
-void session__say_costs(const struct session *s)
+static void say_probe_costs(const struct session *s)
 {
-	struct probe_cost pc[FAMILY_COUNT];
+	struct probe_cost pc[PROBE_COSTS_MAX];
 	double secs = (s->last_t - s->t0) / 1e9;
 	int i, n;
 
-	n = collector__costs(s->col, pc, FAMILY_COUNT);
+	n = collector__costs(s->col, pc, PROBE_COSTS_MAX);
 	if (n == -EOPNOTSUPP)
 		return;
 	if (n < 0) {
@@ -919,8 +989,42 @@ void session__say_costs(const struct session *s)
 		double ns = pc[i].events ? (double)pc[i].run_ns / pc[i].events : 0;
 
 		pr_notice("probe cost: %-9s %10.0f events/s x %6.0f ns = %5.2f %% of one CPU\n",
-			  family_name(pc[i].family), rate, ns, pc[i].run_ns / secs / 1e7);
+			  pc[i].name, rate, ns, pc[i].run_ns / secs / 1e7);
 	}
+}
+
+static double tv_s(const struct timeval *tv)
+{
+	return tv->tv_sec + tv->tv_usec / 1e6;
+}
+
+/*
+ * lockstat's own CPU time from session__start() on (getrusage: user and
+ * system), where it went: the drains, and the end (the last drain and
+ * the user symbols).
+ */
+static void say_own_cpu(const struct session *s)
+{
+	double wall = (now_ns() - s->wall_start) / 1e9, user, sys;
+	uint64_t buckets = s->nbuckets ? s->nbuckets : 1;
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) || wall <= 0)
+		return;
+	user = tv_s(&ru.ru_utime) - tv_s(&s->ru_start.ru_utime);
+	sys = tv_s(&ru.ru_stime) - tv_s(&s->ru_start.ru_stime);
+	pr_notice("own CPU: %.3f s (user %.3f + sys %.3f) in %.2f s = %.2f %% of one CPU; "
+		  "drains %.2f ms a bucket (%" PRIu64 " buckets, %" PRIu64 " map entries read a bucket), "
+		  "the end %.3f s in %.2f s\n", user + sys, user, sys, wall, 100 * (user + sys) / wall,
+		  s->drain_cpu_ns / 1e6 / buckets, s->nbuckets,
+		  collector__entries_read(s->col) / (buckets + 1), s->finish_cpu_ns / 1e9,
+		  s->finish_ns / 1e9);
+}
+
+void session__say_costs(const struct session *s)
+{
+	say_probe_costs(s);
+	say_own_cpu(s);
 }
 
 static void kill_workload(struct session *s)
@@ -936,6 +1040,8 @@ int session__start(struct session *s)
 	int err, code;
 
 	s->name = s->o.output ? s->o.output : "the in-memory profile";
+	s->wall_start = now_ns();
+	getrusage(RUSAGE_SELF, &s->ru_start);
 	if (s->o.metric && s->o.argv) {	/* the regex was checked with the options */
 		char why[160];
 

@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include "base/clock.h"
 #include "record/collector.h"
@@ -56,6 +57,7 @@ struct session_opts {
 	unsigned long map_entries;
 	unsigned long stack_rate;
 	unsigned int families;
+	unsigned int families_off;	/* taken out with -e -NAME: never added back */
 	unsigned long sample_freq;
 	bool probe_stats;	/* measure every family's cost, not only the opt-in ones */
 	bool brief_usyms;	/* sampled user functions only, no DWARF lines nor inlines (top) */
@@ -128,6 +130,13 @@ struct session {
 	uint64_t last_t;
 	uint64_t next_t;	/* when the next bucket is drained */
 	uint64_t drain_ns;	/* how long the last bucket took to drain and write */
+	/* lockstat's own CPU time (user + sys), from session__start() on */
+	uint64_t wall_start;	/* CLOCK_MONOTONIC at session__start() */
+	struct rusage ru_start;
+	uint64_t drain_cpu_ns;	/* in the buckets' drains and writes */
+	uint64_t nbuckets;
+	uint64_t finish_cpu_ns;	/* in session__finish(): last drain, user symbols */
+	uint64_t finish_ns;	/* session__finish()'s wall time: CPU-starved, it is long */
 	uint64_t contended;	/* kernel locks' contended acquisitions */
 	uint64_t ucontended;	/* user locks' (futex waits on a lock, not on an event) */
 	uint64_t samples;
@@ -167,7 +176,10 @@ int session__end_profile(struct session *s);
 int session__begin_profile(struct session *s);
 /* The workload's exit status as lockstat's (128+N when killed by signal N). */
 int session__exit_code(const struct session *s);
-/* The probes' cost, one line per family (kernel.bpf_stats), when measured. */
+/*
+ * What the recording cost: one line per family and the fork follower
+ * (kernel.bpf_stats, when measured), and lockstat's own CPU time.
+ */
 void session__say_costs(const struct session *s);
 void session__free(struct session *s);
 

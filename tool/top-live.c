@@ -33,9 +33,9 @@ struct live {
 /* The probes' runs and their cost since the last interval; false when not measured. */
 static bool probe_costs(struct live *l, double *events_per_s, double *pct)
 {
-	struct probe_cost pc[FAMILY_COUNT];
+	struct probe_cost pc[PROBE_COSTS_MAX];
 	uint64_t events = 0, run_ns = 0, now = now_ns();
-	int i, n = collector__costs(l->s->col, pc, FAMILY_COUNT);
+	int i, n = collector__costs(l->s->col, pc, PROBE_COSTS_MAX);
 	bool first = !l->at;
 
 	for (i = 0; i < n; i++) {

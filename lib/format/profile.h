@@ -292,6 +292,12 @@ struct pwriter_opts {
 	void (*on_user_tgid)(void *ctx, uint32_t tgid);
 	void *on_user_tgid_ctx;
 	void *resolve_ctx;
+	/*
+	 * Which file a PC's symbols come from, as a number (may be NULL):
+	 * the PCs are symbolized file by file, so that the symbolizer needs
+	 * only one file's indexes at a time.
+	 */
+	uint64_t (*usym_file)(void *resolve_ctx, uint32_t tgid, uint64_t addr);
 	bool usyms_leaves_only;	/* only the sampled PCs, not the return addresses (top) */
 	const uint8_t *recording_id;	/* 16 bytes */
 	uint64_t created_ns;

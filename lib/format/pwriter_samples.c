@@ -159,6 +159,46 @@ int pwriter__usyms(struct pwriter *w)
 	return pwriter__usyms_for(w, 0);
 }
 
+struct upc_ref {
+	uint64_t file;
+	const struct pw_upc *pc;
+	struct pw_upc_val *v;
+};
+
+static int upc_ref_cmp(const void *a, const void *b)
+{
+	const struct upc_ref *x = a, *y = b;
+
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	if (x->pc->tgid != y->pc->tgid)
+		return x->pc->tgid < y->pc->tgid ? -1 : 1;
+	return x->pc->addr < y->pc->addr ? -1 : x->pc->addr > y->pc->addr;
+}
+
+/* The PCs still to symbolize, file by file: NULL on ENOMEM. */
+static struct upc_ref *wanted_upcs(struct pwriter *w, size_t *n)
+{
+	struct upc_ref *refs = malloc((w->upcs.count ? w->upcs.count : 1) * sizeof(*refs));
+	const struct pw_upc *pc;
+	struct pw_upc_val *v;
+	size_t it = 0;
+
+	*n = 0;
+	if (!refs)
+		return NULL;
+	while ((v = htab_next(&w->upcs, &it, (const void **)&pc))) {
+		if (!upc_wanted(w, v->flags))
+			continue;
+		refs[*n] = (struct upc_ref){ .pc = pc, .v = v };
+		if (w->o.usym_file)
+			refs[*n].file = w->o.usym_file(w->o.resolve_ctx, pc->tgid, pc->addr);
+		(*n)++;
+	}
+	qsort(refs, *n, sizeof(*refs), upc_ref_cmp);
+	return refs;
+}
+
 /*
  * A return address points after its call: symbolize addr - 1 for those,
  * so that the line is the call's (a PC seen as a leaf anywhere is taken
@@ -169,21 +209,22 @@ int pwriter__usyms(struct pwriter *w)
 int pwriter__usyms_for(struct pwriter *w, uint64_t budget_ns)
 {
 	uint64_t deadline = budget_ns ? mono_ns() + budget_ns : 0;
-	const struct pw_upc *pc;
-	struct pw_upc_val *v;
+	struct upc_ref *refs;
 	struct usym_info u;
 	struct buf rows, b;
-	size_t it = 0, n = 0;
+	size_t i, nrefs, n = 0;
 	int err;
 
 	if (!w->o.resolve_user || !w->upcs.count)
 		return 0;
+	refs = wanted_upcs(w, &nrefs);
+	if (!refs)
+		return -ENOMEM;
 	buf_init(&rows);
-	while ((v = htab_next(&w->upcs, &it, (const void **)&pc))) {
-		if (!upc_wanted(w, v->flags))
-			continue;
-		if (deadline && mono_ns() > deadline)
-			break;
+	for (i = 0; i < nrefs && !(deadline && mono_ns() > deadline); i++) {
+		const struct pw_upc *pc = refs[i].pc;
+		struct pw_upc_val *v = refs[i].v;
+
 		memset(&u, 0, sizeof(u));
 		w->o.resolve_user(w->o.resolve_ctx, pc->tgid,
 				  (v->flags & PW_UPC_LEAF) ? pc->addr : pc->addr - 1, v->seen_ns, &u);
@@ -191,6 +232,7 @@ int pwriter__usyms_for(struct pwriter *w, uint64_t budget_ns)
 		v->flags |= PW_UPC_WRITTEN;
 		n++;
 	}
+	free(refs);
 	buf_init(&b);
 	buf_put_varint(&b, n);
 	buf_put(&b, rows.data, rows.len);

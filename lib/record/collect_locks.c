@@ -40,6 +40,7 @@ struct locks {
 	struct contention_bpf *skel;
 	int ncpus;
 	struct cont_val *percpu;	/* lookup buffer: one value per possible CPU */
+	struct mapscan scan;	/* the drains' reader of stats */
 	struct htab totals;	/* cont_key -> cont_val, as of the last drain */
 	struct htab stack_ids;	/* BPF stack key (u64) -> file stack id (int32) */
 	uint64_t *stack_keys;	/* file stack id -> BPF stack key */
@@ -171,6 +172,7 @@ static int locks_open(struct collector *c, const struct features *f, struct fami
 	htab_init(&l->stack_ids, sizeof(uint64_t), sizeof(int32_t));
 	htab_init(&l->changed, sizeof(struct cont_key), 1);
 	l->percpu = calloc(c->ncpus, sizeof(*l->percpu));
+	mapscan_init(&l->scan, -1, sizeof(struct cont_key), sizeof(*l->percpu) * c->ncpus);
 	if (!l->percpu)
 		return -ENOMEM;
 	err = lockname__open(&l->names, c->ncpus);
@@ -189,6 +191,7 @@ static void locks_free(void *priv)
 	free(l->stack_keys);
 	htab_free(&l->changed);
 	free(l->percpu);
+	mapscan_free(&l->scan);
 	free(l->rows);
 	lockname__free(l->names);
 	free(l);
@@ -202,14 +205,14 @@ static struct cont_row *new_row(struct locks *l, size_t *n)
 	return &l->rows[(*n)++];
 }
 
-static void sum_percpu(const struct locks *l, struct cont_val *sum)
+static void sum_percpu(const struct locks *l, const struct cont_val *percpu, struct cont_val *sum)
 {
 	int cpu, i;
 
 	memset(sum, 0, sizeof(*sum));
 	sum->min_ns = ~0ULL;
 	for (cpu = 0; cpu < l->ncpus; cpu++) {
-		const struct cont_val *v = &l->percpu[cpu];
+		const struct cont_val *v = &percpu[cpu];
 
 		if (!v->count)
 			continue;
@@ -288,17 +291,13 @@ static int row_key(struct locks *l, const struct cont_key *k, struct cont_row_ke
  * The counters are not of a counter table: the contention rows keep a
  * histogram and a minimum, and their keys are the file's own.
  */
-static int drain_one(struct locks *l, const struct cont_key *key, size_t *n)
+static int drain_one(struct locks *l, const struct cont_key *key,
+		     const struct cont_val *percpu, size_t *n)
 {
 	struct cont_val sum, *before;
 	struct cont_row *r;
-	int err;
 
-	err = bpf_map__lookup_elem(l->skel->maps.stats, key, sizeof(*key), l->percpu,
-				   sizeof(*l->percpu) * l->ncpus, 0);
-	if (err)
-		return err == -ENOENT ? 0 : err;
-	sum_percpu(l, &sum);
+	sum_percpu(l, percpu, &sum);
 	before = htab_get(&l->totals, key, NULL);
 	if (!before)
 		return -ENOMEM;
@@ -313,20 +312,20 @@ static int drain_one(struct locks *l, const struct cont_key *key, size_t *n)
 	return htab_get(&l->changed, key, NULL) ? 0 : -ENOMEM;
 }
 
-static int drain_rows(struct locks *l, size_t *n)
+static int drain_rows(struct collector *c, struct locks *l, size_t *n)
 {
-	struct cont_key key, next;
-	const void *prev = NULL;
+	const void *key, *vals;
 	int err;
 
-	while (!bpf_map__get_next_key(l->skel->maps.stats, prev, &next, sizeof(next))) {
-		key = next;
-		prev = &key;
-		err = drain_one(l, &key, n);
+	l->scan.fd = bpf_map__fd(l->skel->maps.stats);
+	mapscan_start(&l->scan);
+	while ((err = mapscan_next(&l->scan, &key, &vals)) > 0) {
+		c->entries_read++;
+		err = drain_one(l, key, vals, n);
 		if (err)
 			return err;
 	}
-	return 0;
+	return err;
 }
 
 static int add_inflight(struct locks *l, const struct cont_pending *p, uint64_t stop, size_t *n)
@@ -426,9 +425,8 @@ static int locks_drain(struct collector *c, void *priv, struct snapshot *s, bool
 	struct locks *l = priv;
 	int err;
 
-	(void)c;
 	s->ncont = 0;
-	err = drain_rows(l, &s->ncont);
+	err = drain_rows(c, l, &s->ncont);
 	if (!err && final)
 		err = close_sleeping(l, l->stop_ns, &s->ncont);
 	if (!err && final)

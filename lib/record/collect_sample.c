@@ -36,6 +36,7 @@ struct sampler {
 	int nlinks;
 	struct htab totals;	/* sample_key -> uint64 count */
 	struct htab changed;	/* sample_key -> uint8: its count changed since the last trim */
+	struct mapscan scan;	/* the drains' reader of counts */
 	struct sample_row *rows;
 	size_t cap;
 	struct ring_buffer *events;
@@ -143,6 +144,7 @@ static int sample_open(struct collector *c, const struct features *f, struct fam
 	m->freq = c->o.sample_freq;
 	htab_init(&m->totals, sizeof(struct sample_key), sizeof(uint64_t));
 	htab_init(&m->changed, sizeof(struct sample_key), 1);
+	mapscan_init(&m->scan, -1, sizeof(struct sample_key), sizeof(uint64_t));
 	m->skel = sample_bpf__open();
 	if (!m->skel)
 		return -errno;
@@ -169,6 +171,7 @@ static void sample_free(void *priv)
 	sample_bpf__destroy(m->skel);
 	htab_free(&m->totals);
 	htab_free(&m->changed);
+	mapscan_free(&m->scan);
 	free(m->rows);
 	free(m);
 }
@@ -183,13 +186,12 @@ static void sample_comm(struct sampler *m, struct sample_row *r)
 	r->comm[sizeof(r->comm) - 1] = '\0';
 }
 
-static int drain_one(struct sampler *m, const struct sample_key *key, struct snapshot *s)
+static int drain_one(struct sampler *m, const struct sample_key *key, uint64_t now,
+		     struct snapshot *s)
 {
-	uint64_t now, *before;
+	uint64_t *before;
 	struct sample_row *r;
 
-	if (bpf_map__lookup_elem(m->skel->maps.counts, key, sizeof(*key), &now, sizeof(now), 0))
-		return 0;
 	before = htab_get(&m->totals, key, NULL);
 	if (!before)
 		return -ENOMEM;
@@ -208,17 +210,18 @@ static int drain_one(struct sampler *m, const struct sample_key *key, struct sna
 static int sample_drain(struct collector *c, void *priv, struct snapshot *s, bool final)
 {
 	struct sampler *m = priv;
-	struct sample_key key, next;
-	const void *prev = NULL;
-	int err = 0;
+	const void *key, *count;
+	int err;
 
-	(void)c;
 	(void)final;
 	s->nsamples = 0;
-	while (!err && !bpf_map__get_next_key(m->skel->maps.counts, prev, &next, sizeof(next))) {
-		key = next;
-		prev = &key;
-		err = drain_one(m, &key, s);
+	m->scan.fd = bpf_map__fd(m->skel->maps.counts);
+	mapscan_start(&m->scan);
+	while ((err = mapscan_next(&m->scan, &key, &count)) > 0) {
+		c->entries_read++;
+		err = drain_one(m, key, *(const uint64_t *)count, s);
+		if (err)
+			break;
 	}
 	s->samples = m->rows;
 	return err;

@@ -112,6 +112,8 @@ int collector_drain_source(struct collector *c, struct tsource *src, struct htab
 {
 	int err = tsource_drain(src, extra);
 
+	c->entries_read += src->nread;
+
 	return err ? err : collector_add_table(c, &src->rows.rows);
 }
 
@@ -525,13 +527,26 @@ int collector__costs(const struct collector *c, struct probe_cost *out, size_t m
 
 		if (c->status[i].state != FSTATE_ATTACHED || !obj)
 			continue;
-		out[n] = (struct probe_cost){ .family = 1 << i };
+		out[n] = (struct probe_cost){ .family = 1 << i, .name = families[i]->name };
 		err = object_cost(obj, &out[n]);
 		if (err)
 			return err;
 		n++;
 	}
+	/* sched_process_fork runs it on every fork of the system. */
+	if (c->targets && n < max) {
+		out[n] = (struct probe_cost){ .name = "targets" };
+		err = object_cost(c->targets->obj, &out[n]);
+		if (err)
+			return err;
+		n++;
+	}
 	return n;
+}
+
+uint64_t collector__entries_read(const struct collector *c)
+{
+	return c->entries_read;
 }
 
 uint64_t collector__targets_full(const struct collector *c)

@@ -92,10 +92,14 @@ struct snapshot {
 
 /* What one family's programs cost so far (kernel.bpf_stats). */
 struct probe_cost {
-	enum family family;
+	enum family family;	/* 0: the target filter's fork follower */
+	const char *name;	/* the family's, or "targets" */
 	uint64_t events;
 	uint64_t run_ns;
 };
+
+/* Entries collector__costs() may write: every family and the fork follower. */
+#define PROBE_COSTS_MAX	(FAMILY_COUNT + 1)
 
 struct collector;
 
@@ -146,8 +150,9 @@ int collector__consume(struct collector *c);
  */
 const char *collector__maptrack_why(const struct collector *c);
 /*
- * The cost of every attached family's programs, one entry per family:
- * the number written, or -errno when the kernel does not measure it.
+ * The cost of every attached family's programs, one entry per family,
+ * then the fork follower's when a target filter is loaded: the number
+ * written, or -errno when the kernel does not measure it.
  */
 int collector__costs(const struct collector *c, struct probe_cost *out, size_t max);
 /*
@@ -169,5 +174,7 @@ const char *collector__lock_names(const struct collector *c);
  * lock counts it, under "[stack lost]".
  */
 int collector__trim(struct collector *c);
+/* Map entries the drains have read so far, every family's. */
+uint64_t collector__entries_read(const struct collector *c);
 
 #endif

@@ -74,6 +74,7 @@ struct collector {
 	struct maptrack *maptrack;	/* NULL: not asked for, or refused (maptrack_why) */
 	char maptrack_why[128];
 	int epoll_fd;		/* the tracker's and the sampler's ring buffers, or -1 */
+	uint64_t entries_read;	/* by the drains, for the cost summary */
 };
 
 struct family_status *status_of(struct collector *c, enum family f);

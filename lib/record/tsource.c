@@ -50,9 +50,8 @@ int tsource_init(struct tsource *s, int ncpus)
 	s->cur = calloc(3 * (size_t)s->nvals + 1, sizeof(uint64_t));	/* cur, delta, one CPU's */
 	s->delta = s->cur + s->nvals;
 	s->buf = calloc(s->ncpus, value_step(s) + 1);
-	s->key = calloc(1, s->key_size);
-	s->next = calloc(1, s->key_size);
-	if (!s->kinds || !s->cur || !s->buf || !s->key || !s->next)
+	mapscan_init(&s->scan, -1, s->key_size, value_step(s) * s->ncpus);
+	if (!s->kinds || !s->cur || !s->buf)
 		return -ENOMEM;
 	for (i = 0; i < s->nvals; i++)
 		s->kinds[i] = s->schema->cols[s->nkeys + i].kind;
@@ -68,9 +67,8 @@ void tsource_free(struct tsource *s)
 	free(s->kinds);
 	free(s->cur);
 	free(s->buf);
-	free(s->key);
-	free(s->next);
-	s->stacks = s->buf = s->key = s->next = NULL;
+	mapscan_free(&s->scan);
+	s->stacks = s->buf = NULL;
 	s->kinds = NULL;
 	s->cur = s->delta = NULL;
 	s->stacks_cap = 0;
@@ -86,18 +84,17 @@ void tsource_merge(uint64_t *acc, uint64_t v, uint8_t kind)
 		*acc += v;
 }
 
-int tsource_read(struct tsource *s, const void *key, uint64_t *out)
+/* A value as the map holds it (every CPU's) folded into out (nvals). */
+static void fold(struct tsource *s, const void *raw, uint64_t *out)
 {
 	uint64_t *one = s->delta + s->nvals;
 	size_t step = value_step(s);
 	uint32_t i;
 	int cpu;
 
-	if (bpf_map__lookup_elem(s->map, key, s->key_size, s->buf, step * s->ncpus, 0))
-		return -errno;
 	memset(out, 0, s->nvals * sizeof(*out));
 	for (cpu = 0; cpu < s->ncpus; cpu++) {
-		const char *v = (const char *)s->buf + cpu * step;
+		const char *v = (const char *)raw + cpu * step;
 
 		if (s->values)
 			s->values(v, one);
@@ -106,6 +103,13 @@ int tsource_read(struct tsource *s, const void *key, uint64_t *out)
 		for (i = 0; i < s->nvals; i++)
 			tsource_merge(&out[i], one[i], s->kinds[i]);
 	}
+}
+
+int tsource_read(struct tsource *s, const void *key, uint64_t *out)
+{
+	if (bpf_map__lookup_elem(s->map, key, s->key_size, s->buf, value_step(s) * s->ncpus, 0))
+		return -errno;
+	fold(s, s->buf, out);
 	return 0;
 }
 
@@ -138,16 +142,12 @@ static int put(struct tsource *s, const void *key, const uint64_t *cur)
 	return err || !changed ? err : add_row(s, key, s->delta);
 }
 
-static int drain_key(struct tsource *s, const void *key, struct htab *extra)
+static int drain_key(struct tsource *s, const void *key, const void *raw, struct htab *extra)
 {
 	uint64_t *more;
 	uint32_t i;
-	int err = tsource_read(s, key, s->cur);
 
-	if (err == -ENOENT)
-		return 0;	/* deleted under us: harmless */
-	if (err)
-		return err;
+	fold(s, raw, s->cur);
 	more = extra ? htab_find(extra, key) : NULL;
 	if (more && more[0]) {
 		for (i = 0; i < s->nvals; i++)
@@ -183,16 +183,18 @@ static void set_stacks(struct tsource *s)
 
 int tsource_drain(struct tsource *s, struct htab *extra)
 {
-	void *prev = NULL, *tmp;
-	int err = 0;
+	const void *key, *raw;
+	int err;
 
 	s->rows.rows.n = 0;
-	while (!err && !bpf_map__get_next_key(s->map, prev, s->next, s->key_size)) {
-		tmp = s->key;
-		s->key = s->next;
-		s->next = tmp;
-		prev = s->key;
-		err = drain_key(s, s->key, extra);
+	s->nread = 0;
+	s->scan.fd = bpf_map__fd(s->map);	/* the family may set map after tsource_init() */
+	mapscan_start(&s->scan);
+	while ((err = mapscan_next(&s->scan, &key, &raw)) > 0) {
+		err = drain_key(s, key, raw, extra);
+		s->nread++;
+		if (err)
+			break;
 	}
 	if (!err && extra)
 		err = drain_extra(s, extra);

@@ -8,6 +8,7 @@
 #include <linux/types.h>
 #include "format/ctable.h"
 #include "base/htab.h"
+#include "record/mapscan.h"
 
 struct bpf_map;
 
@@ -44,10 +45,10 @@ struct tsource {
 	void *stacks;		/* one per row of this drain */
 	size_t stacks_cap;
 	void *buf;		/* one value per CPU */
-	void *key;		/* iteration buffers */
-	void *next;
+	struct mapscan scan;	/* the drains' reader of map */
 	uint64_t *cur;
 	uint64_t *delta;
+	size_t nread;		/* entries the last drain read */
 };
 
 int tsource_init(struct tsource *s, int ncpus);

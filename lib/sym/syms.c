@@ -43,6 +43,8 @@ struct syms {
 	char *debug_root;
 	struct syms_file *buckets[SYMS_BUCKETS];
 	struct syms_file *last;	/* most recent hit: stacks repeat files */
+	size_t nfiles;		/* in the buckets */
+	uint64_t tick;		/* lookups so far */
 	struct dm_slot *dm;	/* demangle cache keyed by raw pointer */
 	size_t dm_cap, dm_count;
 	struct pmap *pmaps;
@@ -206,6 +208,47 @@ const char *syms_demangle(struct syms *s, const char *raw)
 
 /* --- file cache -------------------------------------------------------- */
 
+/* Demangled names are keyed by pointers into files: a closed file's go too. */
+static void dm_clear(struct syms *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->dm_cap; i++)
+		free(s->dm[i].dem);
+	memset(s->dm, 0, s->dm_cap * sizeof(*s->dm));
+	s->dm_count = 0;
+}
+
+static struct syms_file **oldest_file(struct syms *s)
+{
+	struct syms_file **best = NULL, **pf;
+	size_t i;
+
+	for (i = 0; i < SYMS_BUCKETS; i++)
+		for (pf = &s->buckets[i]; *pf; pf = &(*pf)->next)
+			if (!best || (*pf)->used < (*best)->used)
+				best = pf;
+	return best;
+}
+
+/* Past max_files, the least recently used file is closed and forgotten. */
+static void evict_file(struct syms *s)
+{
+	struct syms_file **pf = oldest_file(s), *f;
+
+	if (!pf)
+		return;
+	f = *pf;
+	*pf = f->next;
+	if (s->last == f)
+		s->last = NULL;
+	syms_file_close(f);
+	free(f->path);
+	free(f);
+	s->nfiles--;
+	dm_clear(s);
+}
+
 /* BPF pads build ids to 20 bytes with zeros; compare without the padding. */
 static size_t bid_trim(const uint8_t *id, size_t len)
 {
@@ -263,17 +306,26 @@ static struct syms_file *file_get(struct syms *s, const char *path, const uint8_
 	size_t b;
 
 	len = bid_trim(id, len);
-	if (s->last && file_is(s->last, path, id, len))
+	s->tick++;
+	if (s->last && file_is(s->last, path, id, len)) {
+		s->last->used = s->tick;
 		return s->last;
+	}
 	b = file_hash(path, id, len);
 	for (f = s->buckets[b]; f; f = f->next)
 		if (file_is(f, path, id, len))
-			return s->last = f;
-	f = file_new(s, path, id, len);
-	if (!f)
-		return NULL;
-	f->next = s->buckets[b];
-	s->buckets[b] = f;
+			break;
+	if (!f) {
+		if (s->opts.max_files && s->nfiles >= s->opts.max_files)
+			evict_file(s);
+		f = file_new(s, path, id, len);
+		if (!f)
+			return NULL;
+		f->next = s->buckets[b];
+		s->buckets[b] = f;
+		s->nfiles++;
+	}
+	f->used = s->tick;
 	return s->last = f;
 }
 
@@ -359,6 +411,9 @@ static int resolve_in(struct syms *s, struct syms_file *f, uint64_t addr, struct
 		r->func_size = sym->end - sym->addr;
 	}
 	result_frames(s, f, addr, sym, inl, r);
+	/* Indexed: libdw's own memory is no longer needed (syms_elf.c). */
+	if ((f->inls_done || !s->opts.inlines) && (f->lines_done || !s->opts.lines))
+		syms_file_drop_dwarf(f);
 	return 0;
 }
 

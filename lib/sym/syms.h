@@ -31,6 +31,12 @@ struct syms_opts {
 	bool lines;		/* resolve file:line (DWARF .debug_line) */
 	bool inlines;		/* resolve inline chains (DW_TAG_inlined_subroutine) */
 	const char *debug_root;	/* where to look for separate debug files; NULL = "/usr/lib/debug" */
+	/*
+	 * Files kept open and indexed at once, the least recently used
+	 * closed past it (0: all, for the life of the object). With a limit,
+	 * a result's strings stay valid only until the next call.
+	 */
+	size_t max_files;
 };
 
 struct syms_frame {
@@ -81,8 +87,9 @@ int syms_build_id(const char *path, uint8_t *id, size_t *len);
  * (GNU ld layout, right for the text segment).
  *
  * Each file is opened and indexed once (cache keyed by path + build id, so
- * failures are cached too); the result's strings stay valid until
- * syms__free(). 0 with r->why set, or -errno (-ENOMEM, -EINVAL).
+ * failures are cached too), or again after max_files others closed it;
+ * the result's strings stay valid until syms__free(), or with max_files
+ * until the next call. 0 with r->why set, or -errno (-ENOMEM, -EINVAL).
  */
 int syms__resolve(struct syms *s, const char *path, const uint8_t *build_id, size_t bid_len,
 		  uint64_t file_offset, struct syms_result *r);
@@ -149,6 +156,7 @@ struct syms_span {		/* [lo, hi) belongs to inls[inl] and no deeper entry */
 
 struct syms_file {
 	struct syms_file *next;	/* hash chain */
+	uint64_t used;		/* the last lookup's tick: the least recent is closed first */
 	char *path;
 	uint8_t bid[SYMS_BUILD_ID_MAX];	/* recorded id (key), zero padding trimmed */
 	size_t bid_len;
@@ -190,6 +198,8 @@ const char *syms_demangle(struct syms *s, const char *raw);
 /* syms_elf.c */
 int syms_file_open(struct syms *s, struct syms_file *f);
 void syms_file_close(struct syms_file *f);
+/* End the DWARF handles once the indexes are built; the ELF ones stay. */
+void syms_file_drop_dwarf(struct syms_file *f);
 int syms_file_vaddr(const struct syms_file *f, uint64_t off, uint64_t *vaddr);
 const struct syms_sym *syms_file_sym(const struct syms_file *f, uint64_t addr);
 /* The vaddr mapped at a mapping's (page-aligned) file offset; -ENOENT if none. */

@@ -697,19 +697,30 @@ int syms_file_open(struct syms *s, struct syms_file *f)
 	return err;
 }
 
-void syms_file_close(struct syms_file *f)
+/*
+ * libdw's own memory (every CU's abbreviations, DIE caches, line programs)
+ * is the bulk of a file's: on a -g binary ten times our indexes. Once
+ * those are built nothing asks libdw again, and the strings they point to
+ * are the sections' data, which belongs to the ELF handles that stay.
+ */
+void syms_file_drop_dwarf(struct syms_file *f)
 {
-	syms_dwarf_free(f);
 	if (f->dwarf)
 		dwarf_end(f->dwarf);
 	if (f->adwarf)
 		dwarf_end(f->adwarf);
+	f->dwarf = f->adwarf = NULL;
+}
+
+void syms_file_close(struct syms_file *f)
+{
+	syms_dwarf_free(f);
+	syms_file_drop_dwarf(f);
 	elf_end(f->aelf);
 	elf_end(f->delf);
 	elf_end(f->elf);
 	free(f->segs);
 	free(f->syms);
-	f->dwarf = f->adwarf = NULL;
 	f->elf = f->delf = f->aelf = NULL;
 	f->segs = NULL;
 	f->syms = NULL;

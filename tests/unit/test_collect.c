@@ -4,9 +4,10 @@
  * table drainer (lib/record/tsource.c) over fake BPF maps, and the histogram
  * slot shared with the BPF programs (bpf/hist.h).
  *
- * The fake maps stand in for libbpf's: this file defines
- * bpf_map__get_next_key() and bpf_map__lookup_elem(), which the
- * drainer's calls bind to instead of the library's.
+ * The fake maps stand in for libbpf's: this file defines bpf_map__fd(),
+ * bpf_map_lookup_batch(), bpf_map_get_next_key(), bpf_map_lookup_elem()
+ * and bpf_map__lookup_elem(), which the drainer's calls (and
+ * lib/record/mapscan.c's) bind to instead of the library's.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -17,56 +18,113 @@
 #include <string.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "hist.h"
+#include "record/mapscan.h"
 #include "record/tsource.h"
 
 #define FAKE_KEYS	8
 #define FAKE_VAL	256	/* bytes of all CPUs' values of one key */
+#define FAKE_FD		1000
+#define FAKE_CHUNK	3	/* entries a batch hands out: drains take several */
 
 struct fake_map {
 	size_t n;
 	uint32_t keys[FAKE_KEYS];
 	uint8_t vals[FAKE_KEYS][FAKE_VAL];
 	bool gone[FAKE_KEYS];	/* listed, but deleted before the lookup */
-	size_t lookup_size;	/* what the last lookup asked for */
+	size_t val_size;	/* a value as the kernel lays it out (all CPUs) */
 };
+
+static struct fake_map *fd_map;	/* the map bpf_map__fd() last gave out */
 
 static struct fake_map *fake(const struct bpf_map *map)
 {
 	return (struct fake_map *)map;
 }
 
-int bpf_map__get_next_key(const struct bpf_map *map, const void *cur, void *next, size_t key_sz)
+int bpf_map__fd(const struct bpf_map *map)
 {
-	struct fake_map *m = fake(map);
+	fd_map = fake(map);
+	return FAKE_FD;
+}
+
+static int fake_fail(int err)
+{
+	errno = err;
+	return -err;
+}
+
+int bpf_map_get_next_key(int fd, const void *cur, void *next)
+{
+	struct fake_map *m = fd_map;
 	size_t i = 0;
 
+	if (fd != FAKE_FD)
+		return fake_fail(EBADF);
 	if (cur)
 		while (i < m->n && m->keys[i++] != *(const uint32_t *)cur)
 			;
-	if (key_sz != sizeof(uint32_t) || i >= m->n)
-		return -ENOENT;
-	memcpy(next, &m->keys[i], key_sz);
+	if (i >= m->n)
+		return fake_fail(ENOENT);
+	memcpy(next, &m->keys[i], sizeof(uint32_t));
 	return 0;
 }
 
+static const void *fake_lookup(struct fake_map *m, const void *key)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		if (m->keys[i] == *(const uint32_t *)key && !m->gone[i])
+			return m->vals[i];
+	return NULL;
+}
+
+int bpf_map_lookup_elem(int fd, const void *key, void *value)
+{
+	const void *v = fd == FAKE_FD ? fake_lookup(fd_map, key) : NULL;
+
+	if (!v)
+		return fake_fail(fd == FAKE_FD ? ENOENT : EBADF);
+	memcpy(value, v, fd_map->val_size);
+	return 0;
+}
+
+/* FAKE_CHUNK entries at a time from position *in; gone keys are not listed. */
+int bpf_map_lookup_batch(int fd, void *in, void *out, void *keys, void *values, __u32 *count,
+			 const struct bpf_map_batch_opts *opts)
+{
+	struct fake_map *m = fd_map;
+	uint32_t i = in ? *(uint32_t *)in : 0, n = 0;
+
+	(void)opts;
+	if (fd != FAKE_FD)
+		return fake_fail(EBADF);
+	for (; i < m->n && n < *count && n < FAKE_CHUNK; i++) {
+		if (m->gone[i])
+			continue;
+		memcpy((char *)keys + n * sizeof(uint32_t), &m->keys[i], sizeof(uint32_t));
+		memcpy((char *)values + n * m->val_size, m->vals[i], m->val_size);
+		n++;
+	}
+	*count = n;
+	*(uint32_t *)out = i;
+	return i >= m->n ? fake_fail(ENOENT) : 0;
+}
+
+/* tsource_read()'s */
 int bpf_map__lookup_elem(const struct bpf_map *map, const void *key, size_t key_sz, void *value,
 			 size_t value_sz, __u64 flags)
 {
-	struct fake_map *m = fake(map);
-	size_t i;
+	const void *v = key_sz == sizeof(uint32_t) ? fake_lookup(fake(map), key) : NULL;
 
 	(void)flags;
-	m->lookup_size = value_sz;
-	for (i = 0; i < m->n && key_sz == sizeof(uint32_t); i++) {
-		if (m->keys[i] != *(const uint32_t *)key || m->gone[i])
-			continue;
-		memcpy(value, m->vals[i], value_sz < FAKE_VAL ? value_sz : FAKE_VAL);
-		return 0;
-	}
-	errno = ENOENT;
-	return -ENOENT;
+	if (!v)
+		return fake_fail(ENOENT);
+	memcpy(value, v, value_sz < FAKE_VAL ? value_sz : FAKE_VAL);
+	return 0;
 }
 
 /* Two CPUs' values of key k: count (SUM), max (MAX), min (MIN, 0: none). */
@@ -116,6 +174,7 @@ static int setup(void **state)
 
 	if (!fx)
 		return -1;
+	fx->map.val_size = 2 * 3 * sizeof(uint64_t);
 	fx->src = (struct tsource){ .schema = &schema, .map = (struct bpf_map *)&fx->map, .percpu = true,
 		.key_size = sizeof(uint32_t), .val_size = 3 * sizeof(uint64_t), .nkeys = C_COUNT,
 		.keys = id_keys, .ctx = &fx->key_calls };
@@ -168,7 +227,7 @@ static void test_fold_and_deltas(void **state)
 	set_key(&fx->map, 0, 1, (uint64_t[]){ 3, 500, 100 }, (uint64_t[]){ 2, 900, 0 });
 	set_key(&fx->map, 1, 2, (uint64_t[]){ 0, 0, 0 }, (uint64_t[]){ 7, 40, 30 });
 	assert_int_equal(tsource_drain(s, NULL), 0);
-	assert_int_equal(fx->map.lookup_size, 2 * 3 * sizeof(uint64_t));
+	assert_int_equal(s->scan.val_size, 2 * 3 * sizeof(uint64_t));
 	assert_int_equal(s->rows.rows.n, 2);
 	expect_row(s, 1, 5, 900, 100);
 	expect_row(s, 2, 7, 40, 30);
@@ -194,6 +253,41 @@ static void test_deleted_under_us(void **state)
 	assert_int_equal(tsource_drain(&fx->src, NULL), 0);
 	assert_int_equal(fx->src.rows.rows.n, 1);
 	expect_row(&fx->src, 2, 1, 20, 20);
+}
+
+/* More keys than a batch hands out: every one, once, from several batches. */
+static void test_chunks(void **state)
+{
+	struct fixture *fx = *state;
+	uint32_t k;
+
+	for (k = 0; k < FAKE_KEYS; k++)
+		set_key(&fx->map, k, k + 1, (uint64_t[]){ k + 1, 10, 10 }, (uint64_t[]){ 1, 0, 0 });
+	assert_int_equal(tsource_drain(&fx->src, NULL), 0);
+	assert_true(mapscan_batched());
+	assert_int_equal(fx->src.nread, FAKE_KEYS);
+	assert_int_equal(fx->src.rows.rows.n, FAKE_KEYS);
+	for (k = 0; k < FAKE_KEYS; k++)
+		expect_row(&fx->src, k + 1, k + 2, 10, 10);
+	assert_int_equal(fx->src.scan.syscalls, (FAKE_KEYS + FAKE_CHUNK - 1) / FAKE_CHUNK);
+}
+
+/*
+ * Where the kernel refuses batches: one get_next_key and one lookup a key,
+ * and a key listed then deleted before its lookup is skipped. Runs last:
+ * the choice holds for the process.
+ */
+static void test_loop(void **state)
+{
+	struct fixture *fx = *state;
+
+	mapscan_use_loop();
+	test_deleted_under_us(state);
+	assert_int_equal(fx->src.scan.syscalls, 2 + 2 + 1);
+	set_key(&fx->map, 1, 2, (uint64_t[]){ 4, 20, 20 }, (uint64_t[]){ 0, 0, 0 });
+	assert_int_equal(tsource_drain(&fx->src, NULL), 0);
+	assert_int_equal(fx->src.rows.rows.n, 1);
+	expect_row(&fx->src, 2, 3, 20, 20);
 }
 
 /* extra adds to a key's row, and makes the row of a key the map lacks. */
@@ -271,12 +365,13 @@ static void test_values_and_alignment(void **state)
 	s->values = small_values;
 	s->val_size = sizeof(struct small);
 	assert_int_equal(tsource_init(s, 2), 0);
+	fx->map.val_size = 2 * 16;
 	fx->map.keys[0] = 4;
 	fx->map.n = 1;
 	memcpy(fx->map.vals[0], &cpu[0], sizeof(cpu[0]));
 	memcpy(fx->map.vals[0] + 16, &cpu[1], sizeof(cpu[1]));
 	assert_int_equal(tsource_drain(s, NULL), 0);
-	assert_int_equal(fx->map.lookup_size, 2 * 16);
+	assert_int_equal(s->scan.val_size, 2 * 16);
 	expect_row(s, 4, 3, 9, 3);
 }
 
@@ -289,9 +384,10 @@ static void test_not_percpu(void **state)
 	tsource_free(s);
 	s->percpu = false;
 	assert_int_equal(tsource_init(s, 8), 0);
+	fx->map.val_size = 3 * sizeof(uint64_t);
 	set_key(&fx->map, 0, 3, (uint64_t[]){ 5, 6, 7 }, (uint64_t[]){ 100, 100, 100 });
 	assert_int_equal(tsource_drain(s, NULL), 0);
-	assert_int_equal(fx->map.lookup_size, 3 * sizeof(uint64_t));
+	assert_int_equal(s->scan.val_size, 3 * sizeof(uint64_t));
 	expect_row(s, 3, 5, 6, 7);
 }
 
@@ -348,6 +444,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_not_percpu, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 		cmocka_unit_test(test_log2_slot),
+		cmocka_unit_test_setup_teardown(test_chunks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_loop, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

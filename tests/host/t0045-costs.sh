@@ -1,0 +1,50 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# What a recording cost (tool/session.c, session__say_costs): record ends
+# with a "probe cost:" line for every family it ran, with the target
+# filter's fork follower when it follows a workload, and an "own CPU:"
+# line whose user + sys agrees with what bash's `times` counts for the
+# lockstat process (a -a recording: no workload among its children);
+# -q prints neither. -e -NAME takes a family out.
+. "$(dirname "$0")/lib.sh"
+require_root; require_btf; require_perf_event
+
+forks() { while :; do /bin/true; done; }
+forks & bg=$!
+( "$LOCKSTAT" record -a -d 2 -o all.data 2>all.err; echo "rc=$?" >all.rc; times >times.out )
+kill "$bg"; wait "$bg" 2>/dev/null
+sed 's/^/# /' all.err
+check "record -a exits 0 ($(cat all.rc))" grep -qx 'rc=0' all.rc
+num='[0-9]+(\.[0-9]+)?'
+for fam in locks sample mmap_lock; do
+	check "a cost line for $fam" grep -Eq "probe cost: $fam +$num events/s x +$num ns = +$num % of one CPU" all.err
+done
+mm=$(sed -n 's/.*probe cost: mmap_lock *\([0-9]*\) events.*/\1/p' all.err)
+check "mmap_lock ran under a fork loop (${mm:-none} events/s)" test "${mm:-0}" -gt 0
+
+own=$(sed -n 's/.*own CPU: \([0-9.]*\) s (user.*/\1/p' all.err)
+# `times`: the shell's own line, then its children's (lockstat alone).
+tot=$(awk 'NR == 2 { n = split($0, f, /[ms ]+/); print f[1] * 60 + f[2] + f[3] * 60 + f[4] }' times.out)
+echo "# own CPU ${own:-?} s, times: ${tot:-?} s ($(tail -n 1 times.out))"
+check "own CPU (${own:-?} s) is what times counts (${tot:-?} s) within 10 % + 0.05 s" \
+	awk -v a="${own:-x}" -v b="${tot:-x}" 'BEGIN { d = a - b; if (d < 0) d = -d;
+		exit !(a > 0 && b > 0 && d <= 0.1 * b + 0.05) }'
+check "own CPU says where it went" grep -Eq "own CPU: .*drains $num ms a bucket \([0-9]+ buckets, [0-9]+ map entries read a bucket\), the end $num s in $num s" all.err
+
+"$LOCKSTAT" record -o wl.data -- sh -c 'for i in 1 2 3 4 5 6 7 8; do /bin/true; done' 2>wl.err
+check "with a workload, a cost line for the fork follower" grep -Eq "probe cost: targets +$num events/s" wl.err
+
+# -e -NAME takes a family out, even mmap_lock, which locks brings in.
+"$LOCKSTAT" record -e -mmap_lock -o nomm.data -- sh -c '/bin/true; /bin/true' 2>nomm.err
+check "-e -mmap_lock: locks ran" grep -q 'probe cost: locks ' nomm.err
+check "-e -mmap_lock: sample ran" grep -q 'probe cost: sample ' nomm.err
+check "-e -mmap_lock: mmap_lock did not" bash -c "! grep -q 'probe cost: mmap_lock' nomm.err"
+"$LOCKSTAT" record -e -bogus -o bad.data -- /bin/true 2>bad.err
+check "-e -bogus: exit 2 ($?)" test $? = 2
+check "-e -bogus: says which word" grep -q "unknown probe family 'bogus'" bad.err
+"$LOCKSTAT" record -e locks,-locks -o none.data -- /bin/true 2>none.err
+check "-e locks,-locks leaves nothing: exit 2 ($?)" test $? = 2
+
+"$LOCKSTAT" record -q -o q.data -- /bin/true 2>q.err
+check "-q prints no cost (got: $(head -c 200 q.err))" test ! -s q.err
+done_testing
