@@ -149,17 +149,20 @@ static void remember_comm(__u32 tid)
  * stands for 1/p waits; p depends on nothing but the past and the wait's
  * own lock, which keeps those weights unbiased.
  *
- * Locks are hashed into LS_SAMPLER_SLOTS strata. In each window a slot's
- * first `share` waits have p = 1, the next `share` p = 1/2, the next
- * 2 x share p = 1/4, and so on, down to the p that the slot's rate in the
- * previous window and its part of the tokens call for: a rare lock's waits
- * all carry their stack, a busy lock's are sampled at a steady p, and a
- * burst that ends leaves no p so low that a few waits would stand for
- * thousands. Stacks owed (taken without a token) lower every p until they
- * are repaid; a window that runs out of tokens halves every p for each
- * window_cap stacks more: a storm is sampled at ever lower, recorded,
- * probabilities, never cut off. The clock is the latest begin's on this
- * CPU: no clock read of its own.
+ * Locks are hashed into LS_SAMPLER_SLOTS strata. In each 10 ms window a
+ * slot's waits all have the same p, the one that the slot's rate in the
+ * previous window and its part of the tokens call for (p = 1 for a slot
+ * that was quiet): a rare lock's waits all carry their stack, a busy
+ * lock's are sampled at a steady p, so that no few waits stand for
+ * thousands, and a quiet slot's first wait has its stack whatever else
+ * happens. A window that runs out of tokens halves every p for each
+ * window_cap stacks more: a burst is sampled at ever lower, recorded,
+ * probabilities, never cut off. Stacks taken without a token are owed:
+ * they shrink the next windows' shares. (A debt that lowered every p by
+ * its own log2, and p halving within a window at each doubling of a
+ * slot's count, gave a few waits weights of 2^20 and callers' estimates
+ * twice their lock's exact count, fdstorm, 1 s.) The clock is the latest
+ * begin's on this CPU: no clock read of its own.
  */
 #define TOKEN		1024ULL	/* tokens count in 1/1024 of a stack */
 #define NSEC_PER_SEC	1000000000ULL
@@ -195,8 +198,6 @@ static long next_slot(__u32 i, void *data)
 	q = ((__u64)sl->count * c->s->active * window_ns + c->want * c->elapsed - 1) / (c->want * c->elapsed);
 	sl->target = shift_of(q);
 	sl->count = 0;
-	sl->shift = 0;
-	sl->next = c->s->share;
 	return 0;
 }
 
@@ -211,15 +212,10 @@ static void next_window(struct stack_sampler *s)
 	__s64 full = stack_rate * TOKEN;
 	__s64 tokens = s->tokens + stack_rate * TOKEN * (elapsed < NSEC_PER_SEC ? elapsed : NSEC_PER_SEC) / NSEC_PER_SEC;
 	struct window_ctx c = { .s = s };
-	__u32 active = s->active ? s->active : 1;
 
 	s->tokens = tokens < full ? tokens : full;
 	c.want = s->tokens >= (__s32)TOKEN ? s->tokens / TOKEN : 1;
 	c.elapsed = elapsed > window_ns ? elapsed : window_ns;
-	s->base = s->tokens < 0 ? shift_of(((__u64)-(__s64)s->tokens + TOKEN - 1) / TOKEN + 1) : 0;
-	s->share = c.want > active ? c.want / active : 1;
-	if (s->share > 0xffff)
-		s->share = 0xffff;
 	bpf_loop(LS_SAMPLER_SLOTS, next_slot, &c, 0);
 	s->window_start_ns = s->last_ns;
 	s->active = 0;
@@ -237,24 +233,15 @@ static bool take_token(struct stack_sampler *s)
 	return had;
 }
 
-/*
- * One more wait of a slot: past each doubling of its share, p halves, to
- * its target. A slot's first wait in a window always has its stack, storm
- * or not: a lock with a few waits among millions of another's then has
- * its callers (at most 256 stacks a window, the slots).
- */
+/* One more wait of a slot: its shift for this window, or 0 for a quiet slot's first wait. */
 static __u32 slot_shift(struct stack_sampler *s, struct sampler_slot *sl)
 {
 	if (sl->count < 0xffff)
 		sl->count++;
 	s->active += sl->count == 1;
-	if (sl->count == 1)
+	if (sl->count == 1 && !sl->target)
 		return 0;
-	if (sl->count > sl->next && sl->shift < sl->target) {
-		sl->shift++;
-		sl->next = sl->next < 0x8000 ? sl->next * 2 : 0xffff;
-	}
-	return sl->shift + s->base + s->extra;
+	return sl->target + s->extra;
 }
 
 /* The shift this wait is sampled with, or -1: no stack. */

@@ -91,10 +91,9 @@ struct cont_pending_spin {
 /* A stratum of the stack sampler: the locks hashed to one slot, on one CPU. */
 struct sampler_slot {
 	__u16 count;		/* its waits in this window (saturating) */
-	__u16 next;		/* at this many, its shift grows by one */
-	__u8 shift;		/* p = 2^-(shift + the sampler's base and extra) */
-	__u8 target;		/* where shift stops: the previous window's rate says so */
-	__u16 __pad;
+	__u8 target;		/* p = 2^-(target + the sampler's extra): the previous window's rate */
+	__u8 __pad8;
+	__u32 __pad;
 };
 
 /* Per-CPU state of the stack sampler (see sample_shift). */
@@ -104,9 +103,8 @@ struct stack_sampler {
 	__s32 tokens;		/* stacks this CPU may still take, in 1/1024: a second's at most; < 0: owed */
 	__u32 over;		/* stacks taken without a token in this window */
 	__u32 extra;		/* added to every shift: a storm within the window */
-	__u32 base;		/* added to every shift: stacks owed */
 	__u32 active;		/* slots with waits in this window */
-	__u32 share;		/* each slot's waits at p = 1 before its p halves */
+	__u32 __pad[2];
 	struct sampler_slot slot[LS_SAMPLER_SLOTS];
 };
 
