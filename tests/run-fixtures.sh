@@ -98,10 +98,16 @@ same_keys() {
 }
 # A locks CSV line is a lock, caller or total object (lock and caller are
 # JSON's name and symbol, row is the nesting).
+# (A 95 % interval is a JSON pair and two CSV columns, _lo and _hi; the
+# waits that gave up are a JSON array and CSV rows of their own.)
 csv_json_same_ok() {
 	same_keys "$(csv_keys -i "$1" | sed 's/\brow //')" \
 		"$(json_keys '[(.locks[] | keys[]), (.locks[].callers[] | keys[]), (.total | keys[])] |
-			map(select(. != "callers") | if . == "name" then "lock" elif . == "symbol" then "caller" else . end) |
+			map(select(. != "callers" and . != "gave_up") |
+			    if . == "name" then "lock" elif . == "symbol" then "caller"
+			    elif . == "contended_ci95" then ("contended_ci95_lo", "contended_ci95_hi")
+			    elif . == "wait_total_ci95_ns" then ("wait_total_ci95_lo_ns", "wait_total_ci95_hi_ns")
+			    else . end) |
 			unique[]' -i "$1")"
 }
 # The hit list, per function and per line (source is JSON's file and line).

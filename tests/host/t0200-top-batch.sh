@@ -116,7 +116,7 @@ check "no target: the whole system" jqe -s 'length == 1 and .[0].target == "syst
 # -a: the whole system's locks, to have several to filter and sort.
 "$LOCKSTAT" top -f json -n 3 -a >a.jsonl 2>/dev/null
 "$LOCKSTAT" top -f json -n 3 -a --lock lock >f.jsonl 2>/dev/null
-check "--lock keeps the matching locks only ($(jq -s '[.[].locks[].name] | unique | length' a.jsonl) locks without it)" \
+check "--lock keeps the matching locks only ($(jq -s '[.[].locks[].name] | unique | length' a.jsonl) locks without it; kept and not matching: $(jq -s -c '[.[].locks[].name | select(test("lock") | not)] | unique' f.jsonl))" \
 	jqe -s '[.[].locks[]] | length > 0 and all(.name | test("lock"))' f.jsonl
 check "... and there were others to drop" jqe -s '[.[].locks[] | select(.name | test("lock") | not)] | length > 0' a.jsonl
 "$LOCKSTAT" top -f json -n 3 -a -k contended >k.jsonl 2>/dev/null
