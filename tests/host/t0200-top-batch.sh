@@ -113,7 +113,13 @@ fi
 
 "$LOCKSTAT" top -f json -n 1 >all.jsonl 2>/dev/null
 check "no target: the whole system" jqe -s 'length == 1 and .[0].target == "system-wide"' all.jsonl
-# -a: the whole system's locks, to have several to filter and sort.
+# -a: the whole system's locks, to have several to filter and sort. An
+# idle machine may have none in 3 s: fdstorm's file_lock and the run
+# queues, and onefile's inode rwsem (a name without "lock"), meanwhile.
+"$WL/fdstorm" -t 2 -d 12 -q >/dev/null &
+bg1=$!
+"$WL/onefile" --mode write -t 2 -d 12 -q -p "$PWD/onefile.dat" >/dev/null &
+bg2=$!
 "$LOCKSTAT" top -f json -n 3 -a >a.jsonl 2>/dev/null
 "$LOCKSTAT" top -f json -n 3 -a --lock lock >f.jsonl 2>/dev/null
 check "--lock keeps the matching locks only ($(jq -s '[.[].locks[].name] | unique | length' a.jsonl) locks without it; kept and not matching: $(jq -s -c '[.[].locks[].name | select(test("lock") | not)] | unique' f.jsonl))" \
@@ -123,6 +129,8 @@ check "... and there were others to drop" jqe -s '[.[].locks[] | select(.name | 
 check "-k contended sorts by the interval's count ($(jq -s -c '[.[] | [.locks[].interval.contended]]' k.jsonl | cut -c1-80))" \
 	jqe -s 'any(.[]; [.locks[].interval.contended] | unique | length > 1) and
 		all(.[]; [.locks[].interval.contended] | . == (sort | reverse))' k.jsonl
+kill $bg1 $bg2 2>/dev/null
+wait $bg1 $bg2 2>/dev/null
 
 "$LOCKSTAT" top -b -- sh -c 'exit 7' >/dev/null 2>&1
 check "the workload's exit status becomes top's ($?)" test $? = 7
