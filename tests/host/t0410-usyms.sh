@@ -12,8 +12,10 @@ require_root; require_btf; require_cmd jq
 UC=$WL/ucases
 RUNS=${USYMS_RUNS:-10}
 
-# The unresolved user samples of a hits JSON: every cause but a lost stack.
-unresolved() { jq '[.unknown | to_entries[] | select(.key != "no user stack") | .value] | add' "$1"; }
+# The unresolved user samples of a hits JSON: every cause but a lost stack,
+# and but "user stack truncated" (a stack as deep as the sampler takes:
+# its leaf is named or counted under its own cause all the same).
+unresolved() { jq '[.unknown | to_entries[] | select(.key != "no user stack" and .key != "user stack truncated") | .value] | add' "$1"; }
 user_samples() { jq '.total_samples - .kernel_samples' "$1"; }
 
 # chat: two threads over pipes, their user time in libc's read and write.
