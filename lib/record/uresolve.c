@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <elf.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include "sym/syms.h"
@@ -92,6 +96,52 @@ static int resolve_file(struct uresolver *u, const struct proc_map *m, uint64_t 
 	return err;
 }
 
+/*
+ * The vDSO is no file on disk (perf reads it from the process's memory).
+ * Every 64-bit process of this kernel maps the same image as lockstat's
+ * own, so ours, copied once into a memfd, names their vDSO frames; a
+ * mapping of another size (a 32-bit process's vDSO) is not ours. NULL
+ * when there is no usable copy.
+ */
+static const char *own_vdso(uint64_t map_len)
+{
+	static char path[32];
+	static size_t len;
+	static int fd = -2;
+	const Elf64_Ehdr *eh;
+
+	if (fd == -2) {
+		fd = -1;
+		eh = (const void *)getauxval(AT_SYSINFO_EHDR);
+		if (eh && !memcmp(eh->e_ident, ELFMAG, SELFMAG) && eh->e_ident[EI_CLASS] == ELFCLASS64) {
+			/* The section headers end the image: the symbol tables are inside it. */
+			len = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+			fd = memfd_create("lockstat-vdso", MFD_CLOEXEC);
+		}
+		if (fd >= 0 && write(fd, eh, len) != (ssize_t)len) {
+			close(fd);
+			fd = -1;
+		}
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	}
+	if (fd < 0 || map_len != ((len + getpagesize() - 1) & ~((uint64_t)getpagesize() - 1)))
+		return NULL;
+	return path;
+}
+
+/* [vdso] through lockstat's own copy, [vsyscall] and the like not at all. */
+static void resolve_special(struct uresolver *u, const struct proc_map *m, uint64_t addr,
+			    struct usym_info *out)
+{
+	const char *vdso = strcmp(m->path, "[vdso]") ? NULL : own_vdso(m->end - m->start);
+	struct syms_result r;
+
+	if (vdso && !syms__resolve(u->syms, vdso, NULL, 0, addr - m->start, &r))
+		copy_result(&r, out);
+	else
+		out->why = USYM_NO_SYMTAB;
+}
+
 int uresolve(void *ctx, uint32_t tgid, uint64_t addr, uint64_t seen_ns, struct usym_info *out)
 {
 	struct uresolver *u = ctx;
@@ -107,7 +157,7 @@ int uresolve(void *ctx, uint32_t tgid, uint64_t addr, uint64_t seen_ns, struct u
 	if (!m->path[0])
 		return resolve_anon(u, tgid, addr, out);
 	if (m->path[0] != '/')
-		out->why = USYM_NO_SYMTAB;	/* [vdso], [vsyscall] */
+		resolve_special(u, m, addr, out);
 	else if (resolve_file(u, m, addr, &r))
 		out->why = USYM_NO_FILE;
 	else

@@ -46,6 +46,18 @@ done
 check "a 0.1 s process, $RUNS runs: every user sample resolved ($bad runs with some unresolved, $total samples)" \
 	test "$bad" = 0 -a "$total" -gt 0
 
+# The vDSO is in no file: a process that lives in clock_gettime() has its
+# frames named from lockstat's own copy of the image, as perf names them.
+if ${CC:-cc} -O2 -o vdsoloop "$(dirname "$0")/progs/vdsoloop.c"; then
+	"$LOCKSTAT" record -q -e sample -F 999 -o v.data -- ./vdsoloop 1 >/dev/null 2>&1
+	"$LOCKSTAT" report -i v.data --view hits --user -f json >v.json
+	check "vdsoloop: its samples in [vdso] are named, most in __vdso_clock_gettime ($(jq -c '[.functions[] | select(.module == "[vdso]") | [.symbol, .samples]]' v.json))" \
+		jqe '([.functions[] | select(.module == "[vdso]")] | length > 0 and all(.symbol | startswith("[vdso]") | not)) and
+		     (.functions | max_by(.samples) | .symbol == "__vdso_clock_gettime")' v.json
+else
+	check "vdsoloop builds" false
+fi
+
 # Two libraries dlopen'd after the first sample, each unloaded before the
 # process exits, maybe at the same address: each PC is named in its own.
 "$LOCKSTAT" record -q -e sample -F 999 -o d.data -- "$UC" --dlopen -d 1.5 >d.out 2>&1
