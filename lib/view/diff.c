@@ -352,6 +352,105 @@ static bool lock_compared(const struct diff *d, const struct lock_entry *e)
 	return diff_family_comparable(&d->fam[f], d->nb, d->np);
 }
 
+/*
+ * Anonymous locks (no symbol, class or slab field) are matched across
+ * runs by a function that waits on them. The busiest one flips from run
+ * to run where two callers are close (evict 1451 / insert_inode_locked
+ * 464 in one run, 744 / 662 in the next), and the lock would show as gone
+ * under one name and new under another. So the functions with at least
+ * half the waits of the lock's busiest are its candidates, and of those
+ * the one with the most waits on anonymous locks over all compared runs
+ * names it: the same function in every run where the candidates are the
+ * same, whatever their order in each run.
+ */
+#define ANON_CANDIDATE_SHARE 0.5
+
+static uint64_t func_hash(const char *norm)
+{
+	return hash_bytes(norm, strlen(norm));
+}
+
+static bool anon_entry(const struct lock_view *v, const struct lock_entry *e, char *norm, size_t len)
+{
+	diff_norm_lock(lock_view__str(v, e->name), norm, len);
+	return !strncmp(norm, "[anon]", 6);
+}
+
+/* Waits on anonymous locks per function over all runs: rank, hash -> double. */
+static int rank_anon_funcs(const struct lock_view *views, size_t n, struct htab *rank)
+{
+	char norm[512];
+	size_t r, i, c;
+	double *w;
+
+	for (r = 0; r < n; r++) {
+		for (i = 0; i < views[r].nlocks; i++) {
+			const struct lock_entry *e = &views[r].locks[i];
+
+			if (!anon_entry(&views[r], e, norm, sizeof(norm)))
+				continue;
+			for (c = 0; c < e->ncallers; c++) {
+				diff_norm_func(lock_view__str(&views[r], e->callers[c].caller), norm, sizeof(norm));
+				if (norm[0] == '[')	/* [stack lost] and the like */
+					continue;
+				if (!(w = htab_get(rank, &(uint64_t){ func_hash(norm) }, NULL)))
+					return -ENOMEM;
+				*w += e->callers[c].v.count;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The waits of e from func: its callers are call sites, several per function. */
+static double func_waits(const struct lock_view *v, const struct lock_entry *e, const char *func)
+{
+	char norm[512];
+	double sum = 0;
+	size_t c;
+
+	for (c = 0; c < e->ncallers; c++) {
+		diff_norm_func(lock_view__str(v, e->callers[c].caller), norm, sizeof(norm));
+		if (!strcmp(norm, func))
+			sum += e->callers[c].v.count;
+	}
+	return sum;
+}
+
+static bool better_candidate(const char *a, double rank_a, const char *b, double rank_b)
+{
+	return rank_a > rank_b || (rank_a == rank_b && strcmp(a, b) < 0);
+}
+
+/* "[anon]@function" of an anonymous lock, chosen as above; "[anon]" without callers. */
+static void anon_key_name(const struct diff *d, const struct lock_view *v, const struct lock_entry *e,
+			  char *out, size_t len)
+{
+	char norm[512], best[512] = "";
+	double top = 0, best_rank = -1, waits, *rank;
+	size_t c;
+
+	for (c = 0; c < e->ncallers; c++) {
+		diff_norm_func(lock_view__str(v, e->callers[c].caller), norm, sizeof(norm));
+		if (norm[0] != '[' && (waits = func_waits(v, e, norm)) > top)
+			top = waits;
+	}
+	for (c = 0; top > 0 && c < e->ncallers; c++) {
+		diff_norm_func(lock_view__str(v, e->callers[c].caller), norm, sizeof(norm));
+		if (norm[0] == '[' || func_waits(v, e, norm) < ANON_CANDIDATE_SHARE * top)
+			continue;
+		rank = htab_find(&d->anon_rank, &(uint64_t){ func_hash(norm) });
+		if (!best[0] || better_candidate(norm, rank ? *rank : 0, best, best_rank)) {
+			snprintf(best, sizeof(best), "%s", norm);
+			best_rank = rank ? *rank : 0;
+		}
+	}
+	if (best[0])
+		snprintf(out, len, "[anon]@%s", best);
+	else
+		snprintf(out, len, "[anon]");
+}
+
 /* A lock and its callers; hold-only entries (no contended wait) are no row. */
 static int add_lock(struct diff *d, const struct lock_view *v, const struct lock_entry *e, size_t run)
 {
@@ -362,7 +461,8 @@ static int add_lock(struct diff *d, const struct lock_view *v, const struct lock
 
 	if (!e->v.count)
 		return 0;
-	diff_norm_lock(lock_view__str(v, e->name), name, sizeof(name));
+	if (anon_entry(v, e, name, sizeof(name)))
+		anon_key_name(d, v, e, name, sizeof(name));
 	snprintf(key, sizeof(key), "%s\x1f%s", name, type);
 	err = row_of(d, &(struct row_id){ key, name, type, false, 0, 0 }, &idx);
 	if (err)
@@ -383,24 +483,43 @@ static int add_lock(struct diff *d, const struct lock_view *v, const struct lock
 	return 0;
 }
 
-static int add_lock_run(struct diff *d, size_t run)
+static int add_lock_run(struct diff *d, const struct lock_view *v, size_t run)
 {
-	struct lock_filter f = { .pid = -1 };
 	struct lock_row_val total = { 0 };
-	struct lock_view v;
 	size_t i;
-	int err = lock_view__build(&v, d->runs[run].p, &f);
+	int err = 0;
 
-	for (i = 0; !err && i < v.nlocks; i++) {
-		if (!lock_compared(d, &v.locks[i]))
+	for (i = 0; !err && i < v->nlocks; i++) {
+		if (!lock_compared(d, &v->locks[i]))
 			continue;
-		err = add_lock(d, &v, &v.locks[i], run);
-		total.count += v.locks[i].v.count;
-		total.total_ns += v.locks[i].v.total_ns;
+		err = add_lock(d, v, &v->locks[i], run);
+		total.count += v->locks[i].v.count;
+		total.total_ns += v->locks[i].v.total_ns;
 	}
 	if (!err)
 		add_value(&d->total, run, lock_value(d, &total), total.count);
-	lock_view__free(&v);
+	return err;
+}
+
+/* Every run's lock view at once: anonymous locks are named over all of them. */
+static int add_lock_runs(struct diff *d)
+{
+	struct lock_filter f = { .pid = -1 };
+	struct lock_view *views = calloc(nruns(d), sizeof(*views));
+	size_t i, built = 0;
+	int err = views ? 0 : -ENOMEM;
+
+	for (; !err && built < nruns(d); built++)
+		err = lock_view__build(&views[built], d->runs[built].p, &f);
+	if (err && built)
+		built--;	/* the failed build freed its own view */
+	if (!err)
+		err = rank_anon_funcs(views, nruns(d), &d->anon_rank);
+	for (i = 0; !err && i < nruns(d); i++)
+		err = add_lock_run(d, &views[i], i);
+	for (i = 0; i < built; i++)
+		lock_view__free(&views[i]);
+	free(views);
 	return err;
 }
 
@@ -774,8 +893,10 @@ static int build_rows(struct diff *d)
 	size_t i;
 	int err = row_init(&d->total, &(struct row_id){ "", "TOTAL", "", false, 0, 0 }, nruns(d));
 
-	for (i = 0; !err && i < nruns(d); i++)
-		err = d->o.view == DIFF_VIEW_LOCKS ? add_lock_run(d, i) : add_hits_run(d, i);
+	if (!err && d->o.view == DIFF_VIEW_LOCKS)
+		err = add_lock_runs(d);
+	for (i = 0; !err && d->o.view != DIFF_VIEW_LOCKS && i < nruns(d); i++)
+		err = add_hits_run(d, i);
 	if (err)
 		return err;
 	compute_row(d, &d->total);	/* first: the rows' shares are of its means */
@@ -795,6 +916,7 @@ int diff__build(struct diff *d, const struct diff_run *runs, size_t nb, size_t n
 	d->nb = nb;
 	d->np = np;
 	htab_init(&d->index, sizeof(uint64_t), sizeof(uint64_t));
+	htab_init(&d->anon_rank, sizeof(uint64_t), sizeof(double));
 	err = !nb || !np ? -EINVAL : choose_test(d);
 	if (!err)
 		err = read_durations(d);
@@ -826,5 +948,6 @@ void diff__free(struct diff *d)
 	free(d->scratch);
 	free(d->metric.v);
 	htab_free(&d->index);
+	htab_free(&d->anon_rank);
 	memset(d, 0, sizeof(*d));
 }

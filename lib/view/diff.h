@@ -149,6 +149,7 @@ struct diff {
 	struct diff_metric metric;
 	struct diff_family_runs fam[DIFF_FAMILY__COUNT];
 	struct htab index;	/* key hash -> row index + 1 */
+	struct htab anon_rank;	/* function hash -> waits on anonymous locks, all runs */
 	double *scratch;	/* nb + np values */
 };
 

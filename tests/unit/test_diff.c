@@ -119,11 +119,19 @@ static int kernel_syms(struct ksyms *ks, const struct kernel *k)
 	return err;
 }
 
-/* Stack 1: _raw_spin_lock <- alloc_fd <- do_sys_open, in this kernel's layout. */
+/*
+ * Stack 1: _raw_spin_lock <- alloc_fd <- do_sys_open, in this kernel's
+ * layout; stack 2: _raw_spin_lock <- do_sys_open.
+ */
 static int fetch_lock_stack(void *ctx, int32_t id, uint64_t *frames, int max)
 {
 	const struct kernel *k = ctx;
 
+	if (id == 2 && max >= 2) {
+		frames[0] = k->text + LOCK_TEXT + 0x10;
+		frames[1] = k->text + 0x2000 + 0x40;
+		return 2;
+	}
 	if (id != 1 || max < 3)
 		return -ENOENT;
 	frames[0] = k->text + LOCK_TEXT + 0x10;
@@ -154,6 +162,7 @@ struct run_spec {
 	const char *metric;		/* META metric.value, or NULL */
 	uint64_t user_waits;		/* storm_lock, a user lock (the ulocks table) */
 	const char *ulocks;		/* META probe.ulocks, or NULL */
+	uint64_t anon_open_waits;	/* the mutex's waits from do_sys_open */
 };
 
 static int write_user_waits(struct pwriter *w, const struct run_spec *s)
@@ -167,7 +176,7 @@ static int write_user_waits(struct pwriter *w, const struct run_spec *s)
 
 static int write_rows(struct pwriter *w, const struct run_spec *s)
 {
-	struct cont_row rows[2];
+	struct cont_row rows[3];
 	struct sample_row sr;
 	size_t n = 0;
 	int err;
@@ -178,6 +187,9 @@ static int write_rows(struct pwriter *w, const struct run_spec *s)
 	if (s->anon_waits)
 		rows[n++] = fx_row(s->anon_addr, 1, LCB_F_MUTEX, LOCK_CLASS_NONE, s->anon_waits,
 				   s->anon_waits * 5000, 5000, 5000);
+	if (s->anon_open_waits)
+		rows[n++] = fx_row(s->anon_addr, 2, LCB_F_MUTEX, LOCK_CLASS_NONE, s->anon_open_waits,
+				   s->anon_open_waits * 5000, 5000, 5000);
 	err = pwriter__bucket(w, 0, s->dur_ns, rows, n);
 	memset(&sr, 0, sizeof(sr));
 	sr.key = (struct sample_key){ 100, 100, 1, -1 };
@@ -371,6 +383,41 @@ static void test_new_gone_order(void **state)
 	/* 5000 waits against none: more than counting noise. */
 	assert_true(files->significant);
 	assert_true(files->p < 1e-100);
+	finish(&b, true);
+}
+
+/*
+ * An anonymous mutex waited on from alloc_fd and do_sys_open about as
+ * often: alloc_fd is its busiest caller in the base run, do_sys_open in
+ * the patched one. It is one row in both, named by the function with the
+ * most waits on anonymous locks over both runs; a lock whose second
+ * caller has under half the waits of its first keeps the first.
+ */
+static void test_anon_close_callers(void **state)
+{
+	struct run_spec specs[] = {
+		{ &host, 1000000000, 0, 0, 60, 0xffff888100002000ULL, 0, NULL },
+		{ &vm, 1000000000, 0, 0, 40, 0xffff888100003000ULL, 0, NULL },
+	};
+	struct diff_opts o = lock_opts();
+	struct bench b;
+	size_t i;
+
+	(void)state;
+	specs[0].anon_open_waits = 50;
+	specs[1].anon_open_waits = 55;
+	assert_int_equal(compare(&b, specs, 1, 1, &o), 0);
+	assert_int_equal(row(&b.d, "[anon]@do_sys_open", 0)->status, DIFF_CHANGED);
+	for (i = 0; i < b.d.nrows; i++)
+		assert_string_not_equal(b.d.rows[i].name, "[anon]@alloc_fd");
+	finish(&b, true);
+
+	/* Each run's second function under half its first: not a candidate. */
+	specs[0].anon_waits = specs[1].anon_open_waits = 100;
+	specs[0].anon_open_waits = specs[1].anon_waits = 10;
+	assert_int_equal(compare(&b, specs, 1, 1, &o), 0);
+	assert_int_equal(row(&b.d, "[anon]@alloc_fd", 0)->status, DIFF_GONE);
+	assert_int_equal(row(&b.d, "[anon]@do_sys_open", 0)->status, DIFF_NEW);
 	finish(&b, true);
 }
 
@@ -631,6 +678,7 @@ int main(void)
 		cmocka_unit_test(test_norm_lock),
 		cmocka_unit_test(test_match_across_kernels),
 		cmocka_unit_test(test_new_gone_order),
+		cmocka_unit_test(test_anon_close_callers),
 		cmocka_unit_test(test_per_second),
 		cmocka_unit_test(test_poisson_small),
 		cmocka_unit_test(test_welch_runs),
