@@ -28,6 +28,14 @@ struct {
 	__uint(max_entries, 1);
 } targets_gen SEC(".maps");
 
+/* --cgroup: the cgroup v2 directory whose subtree is recorded (by its fd). */
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+	__uint(max_entries, 1);
+} target_cgroup SEC(".maps");
+
 /*
  * The last answer per CPU, valid while no process was added or removed:
  * most events come from the task that ran last on this CPU, and a per-CPU
@@ -67,7 +75,7 @@ static __always_inline bool adopt_current(__u32 tgid, const struct targets_gen *
 	return true;
 }
 
-/* Whether tgid, the current task's, is recorded. */
+/* Whether tgid, the current task's, is recorded (the current task, by cgroup). */
 static __always_inline bool is_target(__u32 tgid)
 {
 	__u32 zero = 0;
@@ -79,6 +87,13 @@ static __always_inline bool is_target(__u32 tgid)
 	if (!filter_targets)
 		return true;
 	g = bpf_map_lookup_elem(&targets_gen, &zero);
+	/*
+	 * A task may move to another cgroup at any time, and nothing tells:
+	 * asked every time, at the cost of a pointer walk (the kernel keeps
+	 * each cgroup's ancestors in an array).
+	 */
+	if (g && g->by_cgroup)
+		return bpf_current_task_under_cgroup(&target_cgroup, 0) == 1;
 	tc = bpf_map_lookup_elem(&target_cache, &zero);
 	if (!g || !tc)
 		return bpf_map_lookup_elem(&targets, &tgid) != NULL;

@@ -3,7 +3,8 @@
 #define __LOCKSTAT_TARGETS_H
 
 /*
- * The processes being recorded (-p PID, -- CMD) and their children. The
+ * The processes being recorded (-p PID, -- CMD) and their children, or
+ * the tasks of a cgroup v2 subtree (--cgroup). The
  * targets object owns the maps, follows forks and forgets a process when
  * its last thread exits (its PID may be reused); every probe family
  * declares the same maps (bpf/targets.bpf.h) and the collector makes them
@@ -23,6 +24,11 @@ struct targets_gen {
 	__u64 full;		/* children that could not be followed */
 	__u64 pidns_dev;	/* lockstat's PID namespace (nsfs dev, inode); 0: the initial one */
 	__u64 pidns_ino;
+	/*
+	 * 1: the targets are the tasks of the cgroup in target_cgroup and its
+	 * descendants (--cgroup), not the processes of the targets map.
+	 */
+	__u64 by_cgroup;
 };
 
 #endif

@@ -26,6 +26,7 @@ static void usage(FILE *f)
 		"                         replaces is kept as FILE.old\n"
 		"  -a, --all-cpus         record the whole system (with a COMMAND: while it runs)\n"
 		"  -p, --pid PID          record process PID and the processes it forks\n"
+		"      --cgroup PATH      record the tasks of cgroup v2 PATH and its descendants\n"
 		"  -d, --duration SECS    stop after SECS seconds (at least 0.01)\n"
 		"  -e, --events LIST      probe families: locks, sample, mmap_lock, fd, pagecache,\n"
 		"                         hold, ulocks, uprobes (default locks,sample; mmap_lock\n"
@@ -94,6 +95,7 @@ static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "pid", required_argument, NULL, 'p' },
+	{ "cgroup", required_argument, NULL, SESSION_OPT_CGROUP },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "per-thread", no_argument, NULL, 't' },
 	{ "events", required_argument, NULL, 'e' },

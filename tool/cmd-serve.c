@@ -42,6 +42,7 @@ static void usage(FILE *f)
 		"                         binary seen in a segment)\n"
 		"  -a, --all-cpus         record the whole system (the default)\n"
 		"  -p, --pid PID          record process PID and the processes it forks\n"
+		"      --cgroup PATH      record the tasks of cgroup v2 PATH and its descendants\n"
 		"  -e, --events LIST      probe families, as for record (default locks,sample)\n"
 		"  -F, --freq HZ          samples per second per CPU (default 99)\n"
 		"  -t, --per-thread       aggregate lock waits per task too (pid, tid, comm)\n"
@@ -75,6 +76,7 @@ static const struct option long_opts[] = {
 	{ "lines", no_argument, NULL, OPT_LINES },
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "pid", required_argument, NULL, 'p' },
+	{ "cgroup", required_argument, NULL, SESSION_OPT_CGROUP },
 	{ "events", required_argument, NULL, 'e' },
 	{ "freq", required_argument, NULL, 'F' },
 	{ "per-thread", no_argument, NULL, 't' },
@@ -211,7 +213,7 @@ static int parse_args(struct serve *v, int argc, char **argv)
 		       BUCKET_MAX_SERVE_S);
 		return -EINVAL;
 	}
-	if (!so->pid)
+	if (!so->pid && !so->cgroup)
 		so->system_wide = true;	/* the default target */
 	return session__check_target(so);
 }

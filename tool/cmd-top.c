@@ -26,6 +26,7 @@ static void usage(FILE *f)
 		"\n"
 		"  -a, --all-cpus         watch the whole system (the default without -p or a COMMAND)\n"
 		"  -p, --pid PID          watch process PID and the processes it forks\n"
+		"      --cgroup PATH      watch the tasks of cgroup v2 PATH and its descendants\n"
 		"  -d, --duration SECS    stop after SECS seconds\n"
 		"  -i, --interval SECS    refresh every SECS (default 1; 0.1 to 3600); + and - change it\n"
 		"  -n, --iterations N     stop after N refreshes\n"
@@ -65,6 +66,7 @@ enum { OPT_REPLAY = SESSION_OPT__END, OPT_SPEED, OPT_LOCK, OPT_CALLER, OPT_COMM,
 static const struct option long_opts[] = {
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "pid", required_argument, NULL, 'p' },
+	{ "cgroup", required_argument, NULL, SESSION_OPT_CGROUP },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "interval", required_argument, NULL, 'i' },
 	{ "iterations", required_argument, NULL, 'n' },
@@ -178,7 +180,7 @@ static int check_args(struct top *t, struct session_opts *so, const struct top_a
 		t->o.rows = t->o.out == TOP_JSON ? 0 : 20;
 	if (t->o.replay || t->o.follow)
 		return check_replay(t, so, a);
-	if (!so->pid && !so->argv)
+	if (!so->pid && !so->argv && !so->cgroup)
 		so->system_wide = true;	/* as top: the whole system by default */
 	return session__check_target(so);
 }

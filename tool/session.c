@@ -50,6 +50,7 @@ void session__init(struct session *s)
 		.stack_rate = 1000, .families = FAMILY_DEFAULT, .sample_freq = 99 };
 	s->fd = s->sigfd = s->pidfd = s->wl_out_fd = -1;
 	s->out.fd = -1;
+	s->cgroup.fd = -1;
 	s->wl.go_fd = s->wl.err_fd = -1;
 	ksyms_init(&s->ks);
 	maps_cache__init(&s->maps, 1024);
@@ -147,6 +148,13 @@ int session__parse_opt(struct session_opts *o, int opt, const char *arg)
 	case SESSION_OPT_HOLD:
 		o->families |= FAMILY_HOLD;
 		return 0;
+	case SESSION_OPT_CGROUP:
+		if (!*arg) {
+			pr_err("--cgroup: an empty path\n");
+			return -EINVAL;
+		}
+		o->cgroup = arg;
+		return 0;
 	case SESSION_OPT_UPROBES:
 		o->families |= FAMILY_ULOCKS | FAMILY_UPROBES;
 		return 0;
@@ -190,8 +198,16 @@ int session__check_target(struct session_opts *o)
 		pr_err("give either -p PID or a COMMAND, not both\n");
 		return -EINVAL;
 	}
-	if (!targets && !o->system_wide) {
-		pr_err("nothing to record: give -a, -p PID or a COMMAND\n");
+	if (o->cgroup && targets) {
+		pr_err("--cgroup chooses the tasks to record: give it without -p PID or a COMMAND\n");
+		return -EINVAL;
+	}
+	if (o->cgroup && o->system_wide) {
+		pr_err("-a and --cgroup exclude each other\n");
+		return -EINVAL;
+	}
+	if (!targets && !o->system_wide && !o->cgroup) {
+		pr_err("nothing to record: give -a, -p PID, --cgroup PATH or a COMMAND\n");
 		return -EINVAL;
 	}
 	if (o->system_wide && o->pid > 0) {
@@ -420,7 +436,7 @@ static void join_argv(char **argv, char *out, size_t len)
 
 static int write_meta(struct session *s)
 {
-	char cpus[16], bucket[32], command[1024], target[64], started[64], rate[24], freq[24];
+	char cpus[16], bucket[32], command[1024], target[PATH_MAX + 16], started[64], rate[24], freq[24];
 	struct family_meta fm[FAMILY_COUNT];
 	struct utsname u;
 	time_t t = time(NULL);
@@ -434,6 +450,8 @@ static int write_meta(struct session *s)
 	join_argv(s->o.argv, command, sizeof(command));
 	if (s->o.pid)
 		snprintf(target, sizeof(target), "pid %d", s->o.pid);
+	else if (s->o.cgroup)
+		snprintf(target, sizeof(target), "cgroup %s", s->cgroup.path);
 	else
 		snprintf(target, sizeof(target), "%s", s->o.system_wide ? "system-wide" : "command");
 	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%S%z", localtime(&t));
@@ -748,11 +766,23 @@ static int open_target_pid(struct session *s)
 	return 0;
 }
 
+static int open_cgroup(struct session *s)
+{
+	char why[PATH_MAX + 128];
+
+	if (cgroup_target__open(&s->cgroup, s->o.cgroup, why, sizeof(why))) {
+		pr_err("--cgroup: %s\n", why);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int attach_probes(struct session *s)
 {
 	struct collector_opts co = {
 		.per_task = s->o.per_task,
 		.filter_targets = !s->o.system_wide,
+		.cgroup_fd = s->cgroup.fd,
 		.mode = s->o.mode,
 		.stats_entries = s->o.map_entries,
 		.stack_rate = s->o.stack_rate,
@@ -770,7 +800,7 @@ static int attach_probes(struct session *s)
 	int err, i;
 
 	features_probe(&s->feat);
-	if (!s->feat.r[FEAT_TP_SCHED].ok && co.filter_targets)
+	if (!s->feat.r[FEAT_TP_SCHED].ok && co.filter_targets && !s->o.cgroup)
 		pr_warn("no sched_process_fork tracepoint: processes the workload forks are not followed\n");
 	err = collector__open(&s->col, &co, &s->feat, why, sizeof(why));
 	if (err) {
@@ -1053,6 +1083,8 @@ int session__start(struct session *s)
 	}
 	if (check_bpf_privileges())
 		return EXIT_FAIL;
+	if (s->o.cgroup && open_cgroup(s))
+		return EXIT_FAIL;
 	if (setup_signals(s) || open_output(s))
 		return EXIT_FAIL;
 	if (s->o.pid && open_target_pid(s))
@@ -1073,7 +1105,7 @@ int session__start(struct session *s)
 	/* What was mapped before we looked; the mapping tracker reports the rest. */
 	if (s->o.pid)
 		maps_cache__read_proc(&s->maps, s->o.pid);
-	else if (s->o.system_wide)
+	else if (s->o.system_wide || s->o.cgroup)
 		maps_cache__read_all(&s->maps);
 	/*
 	 * The tracker's ring filled with the machine's mappings while the
@@ -1107,6 +1139,7 @@ void session__free(struct session *s)
 		close(s->sigfd);
 	if (s->pidfd >= 0)
 		close(s->pidfd);
+	cgroup_target__close(&s->cgroup);
 	if (s->wl.go_fd >= 0)
 		close(s->wl.go_fd);
 	if (s->wl.err_fd >= 0)

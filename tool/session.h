@@ -17,6 +17,7 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 #include "base/clock.h"
+#include "record/cgroup.h"
 #include "record/collector.h"
 #include "record/kfeatures.h"
 #include "metric.h"
@@ -50,6 +51,7 @@ struct session_opts {
 	const char *output;	/* NULL: an anonymous memfd (top without -o) */
 	bool system_wide;
 	pid_t pid;
+	const char *cgroup;	/* --cgroup: the tasks of this cgroup v2 subtree, or NULL */
 	double duration;	/* 0: until the workload ends or a signal */
 	double bucket;
 	bool per_task;
@@ -82,6 +84,7 @@ enum {
 	SESSION_OPT_UPROBES,
 	SESSION_OPT_FORCE,
 	SESSION_OPT_EVENT_BUDGET,
+	SESSION_OPT_CGROUP,
 	SESSION_OPT__END,	/* a command's own long options start here */
 };
 
@@ -110,6 +113,7 @@ struct session {
 	struct ksyms ks;
 	bool have_ksyms;
 	struct collector *col;
+	struct cgroup_target cgroup;	/* o.cgroup's directory, open while recording */
 	struct pwriter *w;
 	struct maps_cache maps;
 	struct syms *syms;

@@ -131,16 +131,30 @@ int fetch_stack_map(struct bpf_map *m, int32_t id, uint64_t *frames, int max, in
 	return i;
 }
 
-int reuse_target_maps(struct collector *c, struct bpf_map *targets, struct bpf_map *gen)
+/* The maps of bpf/targets.bpf.h in obj: the targets object's from now on. */
+int reuse_target_maps(struct collector *c, struct bpf_object *obj)
 {
+	static const char *const names[] = { "targets", "targets_gen", "target_cgroup" };
+	const struct bpf_map *owner[] = {
+		c->targets ? c->targets->maps.targets : NULL,
+		c->targets ? c->targets->maps.targets_gen : NULL,
+		c->targets ? c->targets->maps.target_cgroup : NULL,
+	};
+	struct bpf_map *m;
+	size_t i;
 	int err;
 
 	if (!c->targets)
 		return 0;
-	err = bpf_map__reuse_fd(targets, bpf_map__fd(c->targets->maps.targets));
-	if (!err)
-		err = bpf_map__reuse_fd(gen, bpf_map__fd(c->targets->maps.targets_gen));
-	return err;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		m = bpf_object__find_map_by_name(obj, names[i]);
+		if (!m)
+			return -ENOENT;
+		err = bpf_map__reuse_fd(m, bpf_map__fd(owner[i]));
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 /*
@@ -188,10 +202,14 @@ static void choose_target_progs(struct targets_bpf *s, const struct features *f,
 	bpf_program__set_autoload(s->progs.exit_tp, btf && !tp_btf);
 }
 
-/* The owner of the target maps, and the fork and exit follower. */
+/*
+ * The owner of the target maps, and the fork and exit follower; with
+ * --cgroup, the owner of the cgroup's map, and nothing to follow.
+ */
 static int targets_open(struct collector *c, const struct features *f)
 {
-	struct targets_gen gen = { .pidns_dev = c->pidns_dev, .pidns_ino = c->pidns_ino };
+	struct targets_gen gen = { .pidns_dev = c->pidns_dev, .pidns_ino = c->pidns_ino,
+				   .by_cgroup = c->o.cgroup_fd >= 0 };
 	struct targets_bpf *s = targets_bpf__open();
 	__u32 zero = 0;
 	int err;
@@ -200,9 +218,12 @@ static int targets_open(struct collector *c, const struct features *f)
 		return -errno;
 	choose_target_progs(s, f, c->o.mode);
 	err = targets_bpf__load(s);
+	if (!err && gen.by_cgroup)
+		err = bpf_map__update_elem(s->maps.target_cgroup, &zero, sizeof(zero), &c->o.cgroup_fd,
+					   sizeof(c->o.cgroup_fd), BPF_ANY);
 	if (!err)
 		err = bpf_map__update_elem(s->maps.targets_gen, &zero, sizeof(zero), &gen, sizeof(gen), BPF_ANY);
-	if (!err && f->r[FEAT_TP_SCHED].ok)
+	if (!err && !gen.by_cgroup && f->r[FEAT_TP_SCHED].ok)
 		err = targets_bpf__attach(s);
 	if (err) {
 		targets_bpf__destroy(s);

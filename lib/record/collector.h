@@ -62,7 +62,8 @@ int family_choose_mode(enum family f, const struct features *feat, enum attach_m
 struct collector_opts {
 	unsigned int families;	/* enum family bits wanted */
 	bool per_task;		/* -t (locks) */
-	bool filter_targets;	/* only the workload's processes */
+	bool filter_targets;	/* only the workload's processes, or cgroup_fd's tasks */
+	int cgroup_fd;		/* --cgroup: a cgroup v2 directory, open; -1: none */
 	enum attach_mode mode;
 	uint32_t stats_entries;	/* 0: default */
 	uint32_t stack_rate;	/* kernel stacks per second per CPU; 0: one per wait */

@@ -27,6 +27,7 @@ static void *bpf_map_lookup_elem(void *map, const void *key);
 static long bpf_map_update_elem(void *map, const void *key, const void *value, __u64 flags);
 static long bpf_map_delete_elem(void *map, const void *key);
 static long bpf_get_ns_current_pid_tgid(__u64 dev, __u64 ino, struct bpf_pidns_info *ns, __u32 size);
+static long bpf_current_task_under_cgroup(void *map, __u32 index);
 
 #include "targets.bpf.h"
 
@@ -40,6 +41,7 @@ static struct target_cache cache_value;
 /* Played inside the next lookup of the targets map, as if another CPU ran it there. */
 static void (*during_lookup)(void);
 static __u32 ns_tgid;		/* the current task's tgid in lockstat's namespace */
+static long under_cgroup;	/* what bpf_current_task_under_cgroup() answers */
 
 static long find_key(__u32 k)
 {
@@ -98,6 +100,13 @@ static long bpf_get_ns_current_pid_tgid(__u64 dev, __u64 ino, struct bpf_pidns_i
 	return 0;
 }
 
+static long bpf_current_task_under_cgroup(void *map, __u32 index)
+{
+	assert_ptr_equal(map, &target_cgroup);
+	assert_int_equal(index, 0);
+	return under_cgroup;
+}
+
 /* collector__add_target(): the key, then a new generation. */
 static void user_adds_1234(void)
 {
@@ -113,6 +122,7 @@ static int reset(void **state)
 	memset(&cache_value, 0, sizeof(cache_value));
 	during_lookup = NULL;
 	ns_tgid = 0;
+	under_cgroup = 0;
 	*(volatile __u32 *)&filter_targets = 1;
 	return 0;
 }
@@ -179,6 +189,27 @@ static void test_adopted_from_namespace(void **state)
 	assert_false(is_target(31009));
 }
 
+/*
+ * --cgroup: the kernel's answer for the current task, every time (a task
+ * may change cgroups, and no generation says so); the targets map and
+ * the cache are not asked, and an error is a "no".
+ */
+static void test_by_cgroup(void **state)
+{
+	(void)state;
+	gen_value.by_cgroup = 1;
+	user_adds_1234();
+	under_cgroup = 0;
+	assert_false(is_target(1234));
+	under_cgroup = 1;
+	assert_true(is_target(1234));
+	assert_true(is_target(99));
+	under_cgroup = 0;	/* the task moved out */
+	assert_false(is_target(99));
+	under_cgroup = -9;	/* -EBADF: no cgroup in the map */
+	assert_false(is_target(99));
+}
+
 /* The families' PIDs: lockstat's namespace's, or none for a task outside it. */
 static void test_ids_in_ns(void **state)
 {
@@ -196,6 +227,7 @@ int main(void)
 		cmocka_unit_test_setup(test_added_during_lookup, reset),
 		cmocka_unit_test_setup(test_removed, reset),
 		cmocka_unit_test_setup(test_adopted_from_namespace, reset),
+		cmocka_unit_test_setup(test_by_cgroup, reset),
 		cmocka_unit_test_setup(test_ids_in_ns, reset),
 	};
 
