@@ -1,6 +1,6 @@
 #!/bin/bash
 # lockstat serve's HTTP under load, while it records fdstorm: 50 clients
-# scrape /metrics for 10 s (loopback, a bounded loop) next to a slow
+# scrape /metrics for 30 s (loopback, a bounded loop) next to a slow
 # client that sends a byte a second and a malformed request; no request
 # fails, serve's CPU stays under 5 % of one CPU, the probes lose nothing
 # of fdstorm (the target, -p: the other processes of a shared machine
@@ -10,7 +10,7 @@
 . "$(dirname "$0")/serve-lib.sh"
 require_root; require_btf; require_tracepoint; require_cmd curl; require_cmd python3
 
-SECS=${SERVE_LOAD_SECS:-10}
+SECS=${SERVE_LOAD_SECS:-30}
 D=$T/load
 mkfifo go.fifo
 # The target waits for the go, runs fdstorm, then idles until killed.
