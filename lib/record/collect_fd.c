@@ -341,7 +341,7 @@ static int load_skel(struct collector *c, struct fdfam *m)
 	fill_syscalls((__u8 *)s->rodata->fd_index);
 	err = set_programs(m, s);
 	if (!err)
-		err = reuse_target_maps(c, s->obj);
+		err = collector_prepare_object(c, s->obj);
 	if (!err)
 		err = fd_bpf__load(s);
 	if (err) {

@@ -282,7 +282,7 @@ static int hold_open(struct collector *c, const struct features *f, struct famil
 		return err;
 	h->skel->rodata->filter_targets = c->o.filter_targets;
 	select_programs(h);
-	err = reuse_target_maps(c, h->skel->obj);
+	err = collector_prepare_object(c, h->skel->obj);
 	if (!err)
 		err = reuse_guard(c, h->skel->maps.guard);
 	if (!err)

@@ -119,7 +119,7 @@ static int load_and_attach(struct collector *c, struct locks *l, bool btf)
 	if (o->stats_entries)
 		bpf_map__set_max_entries(s->maps.stats, o->stats_entries);
 	select_programs(s, btf);
-	err = reuse_target_maps(c, s->obj);
+	err = collector_prepare_object(c, s->obj);
 	if (!err)
 		err = reuse_guard(c, s->maps.guard);
 	if (!err)

@@ -127,7 +127,7 @@ static int mmaplock_open(struct collector *c, const struct features *f, struct f
 	set_layout(m->skel, nargs == 3);	/* (mm, memcg_path, write) */
 	err = init_sources(c, m);
 	if (!err)
-		err = reuse_target_maps(c, m->skel->obj);
+		err = collector_prepare_object(c, m->skel->obj);
 	if (!err)
 		err = mmaplock_bpf__load(m->skel);
 	if (!err)

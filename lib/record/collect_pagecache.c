@@ -522,7 +522,7 @@ static int load(struct collector *c, struct pagecache *pc, bool btf, struct fami
 		bpf_program__set_autoload(bp[i], btf && on[i]);
 		bpf_program__set_autoload(tp[i], !btf && on[i]);
 	}
-	err = reuse_target_maps(c, pc->skel->obj);
+	err = collector_prepare_object(c, pc->skel->obj);
 	if (!err)
 		err = pagecache_bpf__load(pc->skel);
 	if (!err)

@@ -151,7 +151,7 @@ static int sample_open(struct collector *c, const struct features *f, struct fam
 	m->skel->rodata->filter_targets = c->o.filter_targets;
 	m->skel->rodata->pidns_dev = c->pidns_dev;
 	m->skel->rodata->pidns_ino = c->pidns_ino;
-	err = reuse_target_maps(c, m->skel->obj);
+	err = collector_prepare_object(c, m->skel->obj);
 	if (!err)
 		err = sample_bpf__load(m->skel);
 	if (err) {

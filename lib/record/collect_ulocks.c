@@ -593,7 +593,7 @@ static int ulocks_open(struct collector *c, const struct features *f, struct fam
 	want_uprobes = want_uprobes && uprobes_allowed(c, f, up);
 	keep_uprobes(u->skel, want_uprobes);
 	u->skel->rodata->track_holds = want_uprobes;
-	err = reuse_target_maps(c, u->skel->obj);
+	err = collector_prepare_object(c, u->skel->obj);
 	if (!err)
 		err = ulocks_bpf__load(u->skel);
 	if (!err)

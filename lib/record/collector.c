@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "record/collector_int.h"
+#include "record/mapsize.h"
 #include "record/maptrack.h"
 #include "base/log.h"
 #include "targets.h"
@@ -132,7 +133,7 @@ int fetch_stack_map(struct bpf_map *m, int32_t id, uint64_t *frames, int max, in
 }
 
 /* The maps of bpf/targets.bpf.h in obj: the targets object's from now on. */
-int reuse_target_maps(struct collector *c, struct bpf_object *obj)
+static int reuse_target_maps(struct collector *c, struct bpf_object *obj)
 {
 	static const char *const names[] = { "targets", "targets_gen", "target_cgroup" };
 	const struct bpf_map *owner[] = {
@@ -155,6 +156,45 @@ int reuse_target_maps(struct collector *c, struct bpf_object *obj)
 			return err;
 	}
 	return 0;
+}
+
+/*
+ * The per-CPU hash maps of obj held to their budget on this machine's
+ * CPUs (mapsize.h); the stats map keeps the rows -M asked for.
+ */
+static int size_percpu_maps(struct collector *c, struct bpf_object *obj)
+{
+	struct bpf_map *m;
+	uint32_t max, rows;
+	bool stats;
+	int err;
+
+	bpf_object__for_each_map(m, obj) {
+		if (bpf_map__type(m) != BPF_MAP_TYPE_PERCPU_HASH)
+			continue;
+		stats = !strcmp(bpf_map__name(m), "stats");
+		if (stats && c->o.stats_entries)
+			continue;
+		max = bpf_map__max_entries(m);
+		rows = percpu_map_rows(max, bpf_map__value_size(m), c->ncpus,
+				       stats ? STATS_MAP_BUDGET : PERCPU_MAP_BUDGET);
+		if (rows == max)
+			continue;
+		err = bpf_map__set_max_entries(m, rows);
+		if (err)
+			return err;
+		pr_info("%s: %u rows, not %u, on %d CPUs (per-CPU values: at most %llu MiB of kernel memory)\n",
+			bpf_map__name(m), rows, max, c->ncpus,
+			(stats ? STATS_MAP_BUDGET : PERCPU_MAP_BUDGET) >> 20);
+	}
+	return 0;
+}
+
+int collector_prepare_object(struct collector *c, struct bpf_object *obj)
+{
+	int err = size_percpu_maps(c, obj);
+
+	return err ? err : reuse_target_maps(c, obj);
 }
 
 /*

@@ -93,8 +93,12 @@ int object_prog_stats(const struct bpf_object *obj, struct prog_stats *st);
 int collector_add_table(struct collector *c, const struct trows *r);
 /* Drain a source of rows (lib/record/tsource.h) and hand its table over. */
 int collector_drain_source(struct collector *c, struct tsource *src, struct htab *extra);
-/* Point a family's copy of the target maps at the targets object's. */
-int reuse_target_maps(struct collector *c, struct bpf_object *obj);
+/*
+ * Before a family's object loads: its per-CPU hash maps sized for this
+ * machine's CPUs (record/mapsize.h), its copy of the target maps pointed
+ * at the targets object's.
+ */
+int collector_prepare_object(struct collector *c, struct bpf_object *obj);
 /* Point a family's "guard" (bpf/guard.bpf.h) at the one all families share. */
 int reuse_guard(struct collector *c, struct bpf_map *guard);
 /* Children of the workload that could not be followed. */
