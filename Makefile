@@ -66,7 +66,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/
 .SECONDARY:
 .PHONY: all clean check check-unit check-host check-vm demo deps workloads unit-tests fuzz
 
-all: $(OUTPUT)/lockstat workloads $(OUTPUT)/bench/floor $(OUTPUT)/bench/floor.bpf.o
+all: $(OUTPUT)/lockstat workloads $(OUTPUT)/bench/floor $(OUTPUT)/bench/floor.bpf.o $(OUTPUT)/bench/floor_clock.bpf.o
 
 workloads: $(WORKLOADS)
 
@@ -104,8 +104,9 @@ $(OUTPUT)/workloads/%: contrib/workloads/%.c contrib/workloads/workload.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -std=gnu11 $(WARN) -O2 -g -fno-omit-frame-pointer -pthread $(LDFLAGS) -o $@ $<
 
-# contrib/bench/overhead's floor: empty programs on the lock tracepoints.
-$(OUTPUT)/bench/floor.bpf.o: contrib/bench/floor.bpf.c bpf/vmlinux/vmlinux.h | $(OUTPUT)/.deps-ok
+# contrib/bench/overhead's floors: empty programs on the lock tracepoints,
+# and programs that only read the clock.
+$(OUTPUT)/bench/%.bpf.o: contrib/bench/%.bpf.c bpf/vmlinux/vmlinux.h | $(OUTPUT)/.deps-ok
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
