@@ -21,7 +21,7 @@
 #   LOCKSTAT_VM_SMP=N     guest CPUs (default 3)
 #   LOCKSTAT_VM_TSC_KHZ=K the guest's TSC rate (default: the host's, from its
 #                         kernel log); a guest clock off the host's fails
-#   LOCKSTAT_VM_ACCEL=A   QEMU's -accel (default tcg,thread=multi)
+#   LOCKSTAT_VM_ACCEL=A   QEMU's -accel (default tcg,thread=single)
 #   LOCKSTAT_VM_TRAP_PATTERN=RE  what in hang.txt marks the text-patching
 #                         trap that earns one more run (default int3; for
 #                         hang-evidence.sh's test of that path)
@@ -223,9 +223,13 @@ echo "# vm: kernel $kernel_desc; initramfs ${size} MiB; console log $log"
 # for vcpu-stacks.sh, which reads the vCPUs through the gdb stub (on a pair of
 # FIFOs of this build's, not TCP port 1234: other VMs may run beside this
 # one, and bash speaks no unix sockets).
-# thread=multi (MTTCG): one host thread per vCPU; LOCKSTAT_VM_ACCEL
-# overrides it (tcg,thread=single: one host thread takes turns).
-accel=${LOCKSTAT_VM_ACCEL:-tcg,thread=multi}
+# thread=single: one host thread runs the vCPUs in turn. Multi-threaded
+# TCG (thread=multi, one host thread per vCPU) let vCPUs run stale
+# translations of kernel text that another vCPU had just patched (ftrace,
+# static keys): an int3 no longer in memory trapped every vCPU for good,
+# about one tier run in ten (README, "VM tier"). A vCPU's turn still ends
+# at interrupts and at a spinning waiter's pause: the lock tests contend.
+accel=${LOCKSTAT_VM_ACCEL:-tcg,thread=single}
 gdbpipe=$work/gdb
 rm -f "$gdbpipe.in" "$gdbpipe.out" && mkfifo "$gdbpipe.in" "$gdbpipe.out" || die "mkfifo $gdbpipe.in failed"
 # The host's TSC rate in kHz, as its kernel measured it; empty if unknown.
@@ -330,11 +334,10 @@ fi
 # The one hang this tier has met (README, "VM tier"): every vCPU caught
 # in the int3 of the kernel's text patching (seen in t0110-hold's and
 # t0100-fd's fentry attach, and once in t0120-usyms), which QEMU's
-# multi-threaded TCG appears to keep executing after the int3 is gone
-# from memory. It has not been seen outside TCG; it comes about once in
-# twenty runs of the tier here. Such a run is said, its evidence kept as
-# hang-1.txt, and the tier run once more: a second hang, or any other
-# failure, fails.
+# multi-threaded TCG kept executing after the int3 was gone from memory.
+# Single-threaded TCG (above) avoids it; should it come, the run is said,
+# its evidence kept as hang-1.txt, and the tier run once more: a second
+# hang, or any other failure, fails.
 patching_trap() {
 	[ "$rc" = 124 ] && [ -z "${LOCKSTAT_VM_RETRIED:-}" ] &&
 		[ -n "$running" ] &&
