@@ -348,6 +348,9 @@ static int workload_fork(struct session *s)
 		close(err[0]);
 		child_exec(s, go[0], err[1], out[1]);
 	}
+	/* Until its exec, the child runs our code: sampled there, it is named. */
+	if (maps_cache__adopt_own(&s->maps, pid))
+		pr_debug("cannot give the workload our mappings until its exec\n");
 	close(go[0]);
 	close(err[1]);
 	if (out[1] >= 0) {

@@ -227,13 +227,30 @@ int maps_cache__add(struct maps_cache *mc, const struct proc_map *m)
 	return old ? 0 : append(mc, p, m);
 }
 
+/* The executable mappings a maps file lists, not known already, as tgid's. */
+static int read_maps_file(struct maps_cache *mc, struct proc_maps *p, FILE *f, uint32_t tgid)
+{
+	char line[4096 + 128];
+	struct proc_map m;
+	int err = 0;
+
+	while (!err && fgets(line, sizeof(line), f)) {
+		if (procmaps_parse_line(line, &m))
+			continue;
+		m.tgid = tgid;
+		if (!known(p, &m))
+			err = append(mc, p, &m);
+		free(m.path);
+	}
+	return err;
+}
+
 int maps_cache__read_proc(struct maps_cache *mc, uint32_t tgid)
 {
-	char path[64], line[4096 + 128];
 	struct proc_maps *p = proc_get(mc, tgid);
-	struct proc_map m;
+	char path[64];
 	FILE *f;
-	int err = 0;
+	int err;
 
 	if (!p)
 		return -ENOMEM;
@@ -244,14 +261,23 @@ int maps_cache__read_proc(struct maps_cache *mc, uint32_t tgid)
 	if (!f)
 		return -errno;
 	p->proc_read = true;
-	while (!err && fgets(line, sizeof(line), f)) {
-		if (procmaps_parse_line(line, &m))
-			continue;
-		m.tgid = tgid;
-		if (!known(p, &m))
-			err = append(mc, p, &m);
-		free(m.path);
-	}
+	err = read_maps_file(mc, p, f, tgid);
+	fclose(f);
+	return err;
+}
+
+int maps_cache__adopt_own(struct maps_cache *mc, uint32_t child)
+{
+	struct proc_maps *p = proc_get(mc, child);
+	FILE *f;
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return -errno;
+	err = read_maps_file(mc, p, f, child);
 	fclose(f);
 	return err;
 }

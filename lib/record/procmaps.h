@@ -67,6 +67,15 @@ int maps_cache__add(struct maps_cache *mc, const struct proc_map *m);
  * gone).
  */
 int maps_cache__read_proc(struct maps_cache *mc, uint32_t tgid);
+/*
+ * A child just forked from lockstat runs lockstat's code until its exec
+ * (the workload waits for the probes there): our own mappings become the
+ * child's, as made before we looked, so that what it is sampled doing
+ * then is named. Its exec's mappings, made later, win wherever they
+ * cover the same addresses; /proc/CHILD/maps is still read when the
+ * profile first refers to it. 0 or -errno.
+ */
+int maps_cache__adopt_own(struct maps_cache *mc, uint32_t child);
 /* The same for every process there is now (-a: what they mapped before we looked). */
 void maps_cache__read_all(struct maps_cache *mc);
 /* The profile refers to tgid from now on: hold its files open. 0 or -errno. */

@@ -85,6 +85,42 @@ static void test_proc_then_record(void **state)
 	maps_cache__free(&mc);
 }
 
+/*
+ * The workload between fork and exec runs our code: our mappings are the
+ * child's, until its exec's own cover the same addresses. Its /proc is
+ * still read later (a child gone already: an error, not "read before").
+ */
+static void test_adopt_own(void **state)
+{
+	const uint32_t child = 0x3ffffff0;
+	uint64_t self = (uint64_t)(uintptr_t)test_adopt_own;
+	struct maps_cache mc;
+	const struct proc_map *m;
+	struct proc_map exec;
+
+	(void)state;
+	maps_cache__init(&mc, 0);
+	assert_int_equal(maps_cache__adopt_own(&mc, child), 0);
+	m = maps_cache__find(&mc, child, self, 1000);
+	assert_non_null(m);
+	assert_int_equal(m->tgid, child);
+	assert_int_equal(m->mapped_ns, 0);
+	assert_null(maps_cache__find(&mc, getpid(), self, 0));	/* ours are not read as ours */
+	memset(&exec, 0, sizeof(exec));
+	exec.tgid = child;
+	exec.start = m->start;
+	exec.end = m->end;
+	exec.ino = 77;
+	exec.dev = 1;
+	exec.mapped_ns = 500;
+	exec.path = (char *)"/usr/bin/workload";
+	assert_int_equal(maps_cache__add(&mc, &exec), 0);
+	assert_string_equal(maps_cache__find(&mc, child, self, 1000)->path, "/usr/bin/workload");
+	assert_string_equal(maps_cache__find(&mc, child, self, 0)->path, "/usr/bin/workload");
+	assert_int_equal(maps_cache__read_proc(&mc, child), -ENOENT);
+	maps_cache__free(&mc);
+}
+
 /* -a: every process's mappings as they are at the start, ours among them. */
 static void test_read_all(void **state)
 {
@@ -218,6 +254,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_replaced_mapping),
 		cmocka_unit_test(test_proc_then_record),
+		cmocka_unit_test(test_adopt_own),
 		cmocka_unit_test(test_read_all),
 		cmocka_unit_test(test_data_map),
 		cmocka_unit_test(test_write_and_purge),
