@@ -20,9 +20,12 @@ now_ns() { awk '{ printf "%.0f\n", ($1 + 0.01) * 1e9 }' /proc/uptime; }	# busybo
 t0=$(now_ns)
 "$LOCKSTAT" record -q -e locks -t -o m.data -- sh -c "'$WL/seekstorm' -t 8 -d 3 -q; sleep 4" >wl.out 2>rec.err &
 rec=$!
-# The workload's threads, while it runs: their waits are checked one by one.
+# The workload's threads, while it runs: their waits are checked one by
+# one. Listed until all 8 are there: the first listing can come while
+# seekstorm still creates them.
 i=0
-while [ $i -lt 50 ] && [ ! -s tids ]; do
+: >tids
+while [ $i -lt 50 ] && [ "$(wc -l <tids)" -lt 8 ]; do
 	sleep 0.2
 	pid=$(pidof seekstorm)
 	[ -n "$pid" ] && ls "/proc/$pid/task" 2>/dev/null | grep -v "^$pid\$" >tids
