@@ -91,4 +91,7 @@ refuse "--cgroup with a command" 2 "give it without -p PID or a COMMAND" \
 	record --cgroup "$cg" -o no.data -- true
 refuse "--cgroup with -p" 2 "give it without -p PID or a COMMAND" record --cgroup "$cg" -p 1 -o no.data
 refuse "--cgroup with -a" 2 "-a and --cgroup exclude each other" record -a --cgroup "$cg" -o no.data
+refuse "an empty --cgroup" 2 "^lockstat: --cgroup: an empty path" record --cgroup "" -d 1 -o no.data
+refuse "serve: no such cgroup" 1 "^lockstat: --cgroup: .*$name-none: No such file or directory" \
+	serve --cgroup "$name-none" --listen none --dir segs-none
 done_testing
