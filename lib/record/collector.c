@@ -158,9 +158,22 @@ static int reuse_target_maps(struct collector *c, struct bpf_object *obj)
 	return 0;
 }
 
+/* The stats map's rows reserved at load where they fit (mapsize.h). */
+static int prealloc_stats(struct collector *c, struct bpf_map *m)
+{
+	uint32_t flags = bpf_map__map_flags(m);
+
+	if (!(flags & BPF_F_NO_PREALLOC) ||
+	    !percpu_map_prealloc(bpf_map__max_entries(m), bpf_map__value_size(m), c->ncpus))
+		return 0;
+	pr_info("stats: %u rows reserved at load (%d CPUs)\n", bpf_map__max_entries(m), c->ncpus);
+	return bpf_map__set_map_flags(m, flags & ~BPF_F_NO_PREALLOC);
+}
+
 /*
  * The per-CPU hash maps of obj held to their budget on this machine's
- * CPUs (mapsize.h); the stats map keeps the rows -M asked for.
+ * CPUs (mapsize.h); the stats map keeps the rows -M asked for, and is
+ * preallocated where it is small enough.
  */
 static int size_percpu_maps(struct collector *c, struct bpf_object *obj)
 {
@@ -187,7 +200,8 @@ static int size_percpu_maps(struct collector *c, struct bpf_object *obj)
 			bpf_map__name(m), rows, max, c->ncpus,
 			(stats ? STATS_MAP_BUDGET : PERCPU_MAP_BUDGET) >> 20);
 	}
-	return 0;
+	m = bpf_object__find_map_by_name(obj, "stats");
+	return m && bpf_map__type(m) == BPF_MAP_TYPE_PERCPU_HASH ? prealloc_stats(c, m) : 0;
 }
 
 int collector_prepare_object(struct collector *c, struct bpf_object *obj)

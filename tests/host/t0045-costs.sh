@@ -45,6 +45,22 @@ check "-e -bogus: says which word" grep -q "unknown probe family 'bogus'" bad.er
 "$LOCKSTAT" record -e locks,-locks -o none.data -- /bin/true 2>none.err
 check "-e locks,-locks leaves nothing: exit 2 ($?)" test $? = 2
 
+# The stats map's rows are reserved at load on a small machine: a new row
+# is then no allocation inside contention_end. -M beyond 32 MiB of rows
+# leaves them to be taken as they appear (BPF_F_NO_PREALLOC, flags 0x1).
+stats_flags='bpftool map show name stats | sed -n "s/.*name stats  *flags \(0x[0-9a-f]*\).*/\1/p"'
+cpus=$(nproc --all)
+if [ "$cpus" -le 9 ]; then
+	"$LOCKSTAT" record -v -e locks,-mmap_lock -o pre.data -- sh -c "$stats_flags" >pre.out 2>pre.err
+	check "record -v says the stats rows are reserved" grep -q "^stats: 16384 rows reserved at load ($cpus CPUs)" pre.err
+	check "the stats map is preallocated (flags $(tr '\n' ' ' <pre.out))" grep -qx '0x0' pre.out
+else
+	echo "# $cpus CPUs: the default stats map is not preallocated here"
+fi
+"$LOCKSTAT" record -v -M 1000000 -e locks,-mmap_lock -o big.data -- sh -c "$stats_flags" >big.out 2>big.err
+check "-M 1000000: rows taken as they appear (flags $(tr '\n' ' ' <big.out))" grep -qx '0x1' big.out
+check "-M 1000000: record -v does not say reserved" bash -c "! grep -q 'rows reserved at load' big.err"
+
 "$LOCKSTAT" record -q -o q.data -- /bin/true 2>q.err
 check "-q prints no cost (got: $(head -c 200 q.err))" test ! -s q.err
 done_testing

@@ -45,12 +45,26 @@ static void test_floor(void **state)
 	assert_int_equal(percpu_map_rows(8192, 56, 0, PERCPU_MAP_BUDGET), 8192);
 }
 
+static void test_prealloc_small_only(void **state)
+{
+	(void)state;
+	/* As lockstat-record.1 says: the default 16384 rows up to 9 CPUs. */
+	assert_true(percpu_map_prealloc(16384, 208, 2));
+	assert_true(percpu_map_prealloc(16384, 208, 9));
+	assert_false(percpu_map_prealloc(16384, 208, 10));
+	/* -M's largest on 2 CPUs: taken as rows appear. */
+	assert_false(percpu_map_prealloc(16777216, 208, 2));
+	/* 256 CPUs, the budget's 1890 rows: 94.5 MiB, not reserved. */
+	assert_false(percpu_map_prealloc(1890, 208, 256));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_small_machine_unchanged),
 		cmocka_unit_test(test_large_machine_capped),
 		cmocka_unit_test(test_floor),
+		cmocka_unit_test(test_prealloc_small_only),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
