@@ -110,7 +110,7 @@ void *htab_get(struct htab *h, const void *key, int *inserted)
 
 	if (inserted)
 		*inserted = 0;
-	if ((h->count + 1) * 4 > h->cap * 3 && grow(h))
+	if ((h->count + 1) * 2 > h->cap && grow(h))
 		return NULL;
 	s = probe(h, key);
 	if (!s[0]) {

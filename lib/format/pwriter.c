@@ -50,6 +50,7 @@ int pwriter__new(struct pwriter **wp, const struct pwriter_opts *opts)
 	htab_init(&w->stacks_seen, sizeof(int32_t), 1);
 	htab_init(&w->ksyms_seen, sizeof(uint64_t), 1);
 	htab_init(&w->lock_names, sizeof(uint64_t), sizeof(uint32_t));
+	htab_init(&w->callers, sizeof(int32_t), sizeof(uint32_t));
 	htab_init(&w->ustacks, sizeof(int32_t), sizeof(struct pw_ustack));
 	htab_init(&w->upcs, sizeof(struct pw_upc), sizeof(struct pw_upc_val));
 	htab_init(&w->tstacks, sizeof(struct tstack), sizeof(int32_t));
@@ -83,6 +84,7 @@ void pwriter__free(struct pwriter *w)
 	htab_free(&w->stacks_seen);
 	htab_free(&w->ksyms_seen);
 	htab_free(&w->lock_names);
+	htab_free(&w->callers);
 	htab_free(&w->ustacks);
 	htab_free(&w->upcs);
 	htab_free(&w->tstacks);
@@ -202,15 +204,23 @@ static uint32_t lock_name(struct pwriter *w, const struct cont_row_key *k)
 	return *id - 1;
 }
 
+/*
+ * A stack's caller is found once: a busy row is written in every bucket,
+ * and fetching and symbolizing its stack each time was most of a drain.
+ */
 static uint32_t row_caller(struct pwriter *w, const struct cont_row_key *k)
 {
 	uint64_t frames[LS_STACK_DEPTH];
+	uint32_t *caller;
 	int n, inserted;
 
 	if (k->stack_id == LS_STACK_UNSAMPLED)
 		return pw_intern(w, "[stack not sampled]");
 	if (k->stack_id < 0 || !w->o.fetch_stack)
 		return pw_intern(w, "[stack lost]");
+	caller = htab_find(&w->callers, &k->stack_id);
+	if (caller && *caller)
+		return *caller - 1;
 	n = w->o.fetch_stack(w->o.fetch_ctx, k->stack_id, frames, LS_STACK_DEPTH);
 	if (n <= 0)
 		return pw_intern(w, "[stack lost]");
@@ -218,7 +228,11 @@ static uint32_t row_caller(struct pwriter *w, const struct cont_row_key *k)
 		n = ksyms_trim_tracing(w->o.ksyms, frames, n);
 	if (htab_get(&w->stacks_seen, &k->stack_id, &inserted) && inserted)
 		pw_note_stack(w, k->stack_id, frames, n, true);
-	return caller_of(w, frames, n);
+	caller = htab_get(&w->callers, &k->stack_id, NULL);
+	if (!caller)
+		return caller_of(w, frames, n);
+	*caller = caller_of(w, frames, n) + 1;
+	return *caller - 1;
 }
 
 static void put_row(struct pwriter *w, struct buf *b, const struct cont_row *r,

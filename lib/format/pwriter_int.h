@@ -36,6 +36,7 @@ struct pwriter {
 	struct htab stacks_seen;	/* int32 file stack id */
 	struct htab ksyms_seen;	/* uint64 symbol address */
 	struct htab lock_names;	/* uint64 lock address -> name id + 1 */
+	struct htab callers;	/* int32 file stack id -> its caller's name id + 1 */
 	struct htab ustacks;	/* int32 file stack id -> struct pw_ustack */
 	struct htab upcs;	/* struct pw_upc -> struct pw_upc_val */
 	uint64_t now_ns;	/* the end of the bucket being written */
