@@ -197,7 +197,7 @@ static int read_cache(struct lockname *ln, uint64_t cache, struct slab_cache *c)
 	return 0;
 }
 
-static const struct slab_cache *cache_of(struct lockname *ln, uint64_t cache)
+static struct slab_cache *cache_of(struct lockname *ln, uint64_t cache)
 {
 	struct slab_cache *c;
 	int inserted;
@@ -212,7 +212,7 @@ static const struct slab_cache *cache_of(struct lockname *ln, uint64_t cache)
 
 static void slab_lock_name(struct lockname *ln, uint64_t cache, uint64_t addr, char *buf, size_t len)
 {
-	const struct slab_cache *c = cache_of(ln, cache);
+	struct slab_cache *c = cache_of(ln, cache);
 
 	buf[0] = '\0';
 	if (c)

@@ -25,7 +25,6 @@
 #include "sym/slabname.h"
 
 #define MERGE_SLACK	72	/* mm/slab_common.c merges sizes within a word, after cache-line alignment */
-#define MAX_TYPES	16
 
 struct cache_type {
 	const char *cache;
@@ -167,7 +166,7 @@ static int cache_types(const struct btf *btf, const struct slab_cache *c, int *i
 			return -ENOENT;
 		for (j = 0; j < *n && ids[j] != id; j++)
 			;
-		if (j == *n && *n < MAX_TYPES)
+		if (j == *n && *n < SLAB_MAX_TYPES)
 			ids[(*n)++] = id;
 	}
 	return *n ? 0 : -ENOENT;
@@ -192,21 +191,32 @@ static int unique_field(const struct btf *btf, const int *ids, size_t n, uint64_
 	return found ? 0 : -ENOENT;
 }
 
-static int typed_name(const struct btf *btf, const struct slab_cache *c, uint64_t addr,
+/* cache_types(), once a cache. */
+static int known_types(const struct btf *btf, struct slab_cache *c)
+{
+	size_t n;
+
+	if (!c->types_known) {
+		c->types_known = cache_types(btf, c, c->types, &n) ? -1 : 1;
+		c->ntypes = c->types_known > 0 ? n : 0;
+	}
+	return c->types_known > 0 ? 0 : -ENOENT;
+}
+
+static int typed_name(const struct btf *btf, struct slab_cache *c, uint64_t addr,
 		      uint64_t page_size, char *buf, size_t len)
 {
 	uint32_t orders[2] = { c->order, c->min_order };
-	int ids[MAX_TYPES];
 	uint64_t off;
-	size_t n, i;
+	size_t i;
 
-	if (cache_types(btf, c, ids, &n))
+	if (known_types(btf, c))
 		return -ENOENT;
 	for (i = 0; i < 2; i++) {
 		if (i && orders[1] == orders[0])
 			break;
 		off = slab_offset(addr, page_size, orders[i], c->size, c->red_left_pad);
-		if (off < c->object_size && !unique_field(btf, ids, n, off, buf, len))
+		if (off < c->object_size && !unique_field(btf, c->types, c->ntypes, off, buf, len))
 			return 0;
 	}
 	return -ENOENT;
@@ -224,7 +234,7 @@ static void display_name(const char *cache, char *out, size_t len)
 		snprintf(out, len, "%s", cache);
 }
 
-void slabname_lock(const struct btf *btf, const struct slab_cache *c, uint64_t addr,
+void slabname_lock(const struct btf *btf, struct slab_cache *c, uint64_t addr,
 		   uint64_t page_size, char *buf, size_t len)
 {
 	uint64_t off = slab_offset(addr, page_size, c->order, c->size, c->red_left_pad);

@@ -210,7 +210,7 @@ static struct slab_cache cache(const char *name, uint32_t size, uint32_t object_
 	return c;
 }
 
-static void expect_name(const struct btf *b, const struct slab_cache *c, uint64_t addr, const char *want)
+static void expect_name(const struct btf *b, struct slab_cache *c, uint64_t addr, const char *want)
 {
 	char buf[128];
 
@@ -264,14 +264,23 @@ static void test_slab_merged(void **state)
 
 	c.refcount = 2;
 	expect_name(b, &c, obj + 16, "&files_cache+0x10");	/* merged, with what not known */
+	assert_int_equal(c.types_known, -1);
+	/* Each alias list below is another cache: its structs looked up anew. */
 	c.aliases = both;
 	c.naliases = 2;
+	c.types_known = 0;
 	expect_name(b, &c, obj + 16, "files_struct.file_lock");
+	/* Found once, kept: the cache's two structs. */
+	assert_int_equal(c.types_known, 1);
+	assert_int_equal(c.ntypes, 2);
 	c.aliases = with_sock;
+	c.types_known = 0;
 	expect_name(b, &c, obj + 32, "my_sock.sk_lock");
 	c.aliases = unknown;
+	c.types_known = 0;
 	expect_name(b, &c, obj + 16, "&files_cache+0x10");
 	c.aliases = lockless;
+	c.types_known = 0;
 	expect_name(b, &c, obj + 16, "files_struct.file_lock");
 }
 
