@@ -643,10 +643,12 @@ static void handle_signals(struct session *s)
 
 static int poll_timeout_ms(const struct session *s, uint64_t deadline)
 {
-	uint64_t now = now_ns(), until = s->next_t;
+	uint64_t now = now_ns(), until = s->next_t, stats = collector__stats_tick(s->col, now);
 
 	if (deadline && deadline < until)
 		until = deadline;
+	if (stats && stats < until)
+		until = stats;
 	if (s->kill_deadline && s->kill_deadline < until)
 		until = s->kill_deadline;
 	return until <= now ? 0 : (int)((until - now + 999999) / 1000000);
@@ -1003,12 +1005,22 @@ int session__begin_profile(struct session *s)
 	return open_writer(s);
 }
 
-/* What the probes cost, measured by the kernel (kernel.bpf_stats). */
+/*
+ * What the probes cost, measured by the kernel (kernel.bpf_stats): over
+ * the whole recording, or over the tenth of it that the stats were on.
+ */
 static void say_probe_costs(const struct session *s)
 {
 	struct probe_cost pc[PROBE_COSTS_MAX];
 	double secs = (s->last_t - s->t0) / 1e9;
+	uint64_t measured = collector__stats_ns(s->col, s->last_t);
 	int i, n;
+
+	if (measured) {
+		pr_notice("probe costs measured over %.2f s of the %.2f s (kernel.bpf_stats on %d ms a second)\n",
+			  measured / 1e9, secs, STATS_ON_MS);
+		secs = measured / 1e9;
+	}
 
 	n = collector__costs(s->col, pc, PROBE_COSTS_MAX);
 	if (n == -EOPNOTSUPP)
@@ -1105,6 +1117,8 @@ int session__start(struct session *s)
 		pr_warn("cannot watch for new processes: short-lived ones may lose their user symbols\n");
 	s->t0 = s->last_t = now_ns();
 	s->ures.t0_ns = s->t0;
+	if (s->o.cycle_stats)
+		collector__cycle_stats(s->col, s->t0);
 	/* What was mapped before we looked; the mapping tracker reports the rest. */
 	if (s->o.pid)
 		maps_cache__read_proc(&s->maps, s->o.pid);

@@ -391,6 +391,7 @@ int collector__open(struct collector **cp, const struct collector_opts *o,
 	}
 	if (o->probe_stats)
 		c->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	c->stats_wanted = c->stats_fd >= 0;
 	if (o->maps)
 		open_maptrack(c);
 	for (i = 0; i < FAMILY_COUNT; i++)
@@ -590,12 +591,108 @@ static int object_cost(const struct bpf_object *obj, struct probe_cost *pc)
 	return 0;
 }
 
+/* Whether someone else holds kernel.bpf_stats on (read while we do not). */
+static bool stats_held_elsewhere(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/bpf_stats_enabled", "r");
+	int on = 0;
+
+	if (!f)
+		return false;
+	if (fscanf(f, "%d", &on) != 1)
+		on = 0;
+	fclose(f);
+	return on != 0;
+}
+
+void collector__cycle_stats(struct collector *c, uint64_t now)
+{
+	if (!c->stats_wanted)
+		return;
+	close(c->stats_fd);
+	c->stats_fd = -1;
+	if (stats_held_elsewhere()) {
+		c->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+		pr_info("kernel.bpf_stats is on for another tool: probe costs measured throughout\n");
+		return;
+	}
+	c->stats_cycled = true;
+	c->stats_next = now;
+	collector__stats_tick(c, now);
+}
+
+/* Every program's runs so far: they grow only while some tool holds the stats on. */
+static uint64_t total_runs(const struct collector *c)
+{
+	struct prog_stats st;
+	uint64_t runs = 0;
+	int i;
+
+	for (i = 0; i < FAMILY_COUNT; i++) {
+		const struct bpf_object *obj = c->priv[i] ? families[i]->object(c->priv[i]) : NULL;
+
+		if (c->status[i].state == FSTATE_ATTACHED && obj && !object_prog_stats(obj, &st))
+			runs += st.run_cnt;
+	}
+	if (c->targets && !object_prog_stats(c->targets->obj, &st))
+		runs += st.run_cnt;
+	return runs;
+}
+
+/*
+ * Runs of ours counted while our stats were off: another tool's
+ * BPF_ENABLE_STATS (the sysctl does not show those) held them on, and
+ * that time was measured too. A few runs in flight at the turn may
+ * still count after it.
+ */
+#define STATS_STRAY_RUNS	64
+
+static uint64_t counted_while_off(const struct collector *c, uint64_t now)
+{
+	if (c->stats_fd >= 0 || !c->stats_off_since || now <= c->stats_off_since)
+		return 0;
+	return total_runs(c) > c->stats_runs_off + STATS_STRAY_RUNS ? now - c->stats_off_since : 0;
+}
+
+uint64_t collector__stats_tick(struct collector *c, uint64_t now)
+{
+	if (!c->stats_cycled)
+		return 0;
+	if (now < c->stats_next)
+		return c->stats_next;
+	if (c->stats_fd >= 0) {
+		close(c->stats_fd);
+		c->stats_fd = -1;
+		c->stats_on_ns += now - c->stats_since;
+		c->stats_off_since = now;
+		c->stats_runs_off = total_runs(c);
+		c->stats_next = c->stats_since + STATS_PERIOD_MS * 1000000ULL;
+		if (c->stats_next <= now)
+			c->stats_next = now + (STATS_PERIOD_MS - STATS_ON_MS) * 1000000ULL;
+		return c->stats_next;
+	}
+	c->stats_on_ns += counted_while_off(c, now);
+	c->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	c->stats_since = now;
+	c->stats_next = now + STATS_ON_MS * 1000000ULL;
+	return c->stats_next;
+}
+
+uint64_t collector__stats_ns(const struct collector *c, uint64_t now)
+{
+	if (!c->stats_cycled)
+		return 0;
+	if (c->stats_fd < 0)
+		return c->stats_on_ns + counted_while_off(c, now);
+	return c->stats_on_ns + (now > c->stats_since ? now - c->stats_since : 0);
+}
+
 int collector__costs(const struct collector *c, struct probe_cost *out, size_t max)
 {
 	size_t n = 0;
 	int i, err;
 
-	if (c->stats_fd < 0)
+	if (!c->stats_wanted)
 		return -EOPNOTSUPP;
 	for (i = 0; i < FAMILY_COUNT && n < max; i++) {
 		const struct bpf_object *obj = c->priv[i] ? families[i]->object(c->priv[i]) : NULL;

@@ -66,7 +66,14 @@ struct collector {
 	struct trows *tables;	/* this drain's tables */
 	size_t ntables;
 	size_t tables_cap;
-	int stats_fd;		/* BPF_ENABLE_STATS, or -1 */
+	int stats_fd;		/* BPF_ENABLE_STATS while it is held, or -1 */
+	bool stats_wanted;	/* probe_stats, and the kernel has kernel.bpf_stats */
+	bool stats_cycled;	/* on a tenth of the time only (collector__cycle_stats) */
+	uint64_t stats_since;	/* when the stats were last turned on */
+	uint64_t stats_on_ns;	/* their time on before stats_since */
+	uint64_t stats_next;	/* the next turn, on or off */
+	uint64_t stats_off_since;	/* when they were last turned off */
+	uint64_t stats_runs_off;	/* every program's runs then */
 	int guard_fd;		/* bpf/guard.bpf.h's map, shared; -1 until asked for */
 	struct targets_bpf *targets;
 	uint64_t pidns_dev;	/* lockstat's PID namespace, 0: the initial one */

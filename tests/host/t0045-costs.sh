@@ -61,6 +61,39 @@ fi
 check "-M 1000000: rows taken as they appear (flags $(tr '\n' ' ' <big.out))" grep -qx '0x1' big.out
 check "-M 1000000: record -v does not say reserved" bash -c "! grep -q 'rows reserved at load' big.err"
 
+# kernel.bpf_stats costs every BPF program run two clock reads: record
+# holds it on (a "bpf-stats" descriptor) 100 ms of every second only,
+# and says over how long it measured. The workload, record's child,
+# looks for that descriptor every 10 ms for 2 s.
+watch_stats='for i in $(seq 200); do ls -l /proc/$PPID/fd | grep -c "anon_inode:bpf-stats"; sleep 0.01; done'
+prev=$(cat /proc/sys/kernel/bpf_stats_enabled)
+sysctl -q -w kernel.bpf_stats_enabled=0
+"$LOCKSTAT" record -e locks,-mmap_lock -o cyc.data -- sh -c "$watch_stats" >cyc.out 2>cyc.err
+on=$(grep -c '^1$' cyc.out) off=$(grep -c '^0$' cyc.out)
+echo "# the bpf-stats descriptor was open in $on of $((on + off)) looks; $(grep 'measured over' cyc.err)"
+check "the stats were on part of the time ($on of $((on + off)) reads, 5 to 30 %)" \
+	awk -v on="$on" -v off="$off" 'BEGIN { t = on + off; exit !(t >= 150 && on >= 0.05 * t && on <= 0.3 * t) }'
+m=$(sed -n 's/.*probe costs measured over \([0-9.]*\) s of the \([0-9.]*\) s (kernel.bpf_stats on 100 ms a second)$/\1 \2/p' cyc.err)
+check "the summary says over how long it measured, about a tenth (${m:-no line})" \
+	awk -v m="${m:-x}" 'BEGIN { split(m, a, " "); exit !(a[2] > 1.5 && a[1] >= 0.05 * a[2] && a[1] <= 0.3 * a[2]) }'
+check "and still gives the locks family's cost" grep -Eq "probe cost: locks +$num events/s" cyc.err
+# Another tool holds the stats on: measured throughout, and -v says why.
+sysctl -q -w kernel.bpf_stats_enabled=1
+"$LOCKSTAT" record -v -e locks,-mmap_lock -o held.data -- sh -c 'sleep 0.3' 2>held.err
+sysctl -q -w kernel.bpf_stats_enabled="$prev"
+check "stats held elsewhere: measured throughout" bash -c "! grep -q 'measured over' held.err"
+check "stats held elsewhere: -v says so" grep -q 'kernel.bpf_stats is on for another tool' held.err
+# Another lockstat holds them through its own descriptor (top, which the
+# sysctl does not show): our programs' runs grow while ours is closed,
+# so those periods were measured too.
+"$LOCKSTAT" top --batch -a -d 5 >/dev/null 2>&1 & topper=$!
+sleep 1.5
+"$LOCKSTAT" record -e locks,-mmap_lock -o top.data -- "$WL/fdstorm" -t 2 -d 2 >/dev/null 2>top.err
+kill "$topper" 2>/dev/null; wait "$topper" 2>/dev/null
+m=$(sed -n 's/.*probe costs measured over \([0-9.]*\) s of the \([0-9.]*\) s.*/\1 \2/p' top.err)
+check "stats held by top: measured over (nearly) the whole recording (${m:-no line})" \
+	awk -v m="${m:-x}" 'BEGIN { split(m, a, " "); exit !(a[2] > 1.5 && a[1] >= 0.8 * a[2]) }'
+
 "$LOCKSTAT" record -q -o q.data -- /bin/true 2>q.err
 check "-q prints no cost (got: $(head -c 200 q.err))" test ! -s q.err
 done_testing
