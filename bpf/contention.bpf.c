@@ -156,13 +156,11 @@ static void remember_comm(__u32 tid)
  * previous window and its part of the tokens call for (p = 1 for a slot
  * that was quiet): a rare lock's waits all carry their stack, a busy
  * lock's are sampled at a steady p, so that no few waits stand for
- * thousands. A window that runs out of tokens halves every p for each
+ * thousands, and a quiet slot's first wait has its stack whatever else
+ * happens. A window that runs out of tokens halves every p for each
  * window_cap stacks more: a burst is sampled at ever lower, recorded,
  * probabilities, never cut off. Stacks taken without a token are owed:
- * they shrink the next windows' shares, and the halvings stay until the
- * debt is paid, then go one a window. (A quiet slot's first wait used to
- * take its stack whatever the tokens: many locks each waited on now and
- * then, hackbench's sockets, took 2.5 times the rate. A debt that lowered every p by
+ * they shrink the next windows' shares. (A debt that lowered every p by
  * its own log2, and p halving within a window at each doubling of a
  * slot's count, gave a few waits weights of 2^20 and callers' estimates
  * twice their lock's exact count, fdstorm, 1 s.) The clock is the latest
@@ -224,16 +222,7 @@ static void next_window(struct stack_sampler *s)
 	s->window_start_ns = s->last_ns;
 	s->active = 0;
 	s->over = 0;
-	/*
-	 * Still owing after the refill: the storm's halvings stay, or the
-	 * first waits of many quiet slots, each window anew, would take
-	 * stacks far above the rate (hackbench: 2.5 times it). Paid off:
-	 * one halving less a window.
-	 */
-	if (s->tokens < 0)
-		return;
-	if (s->extra)
-		s->extra--;
+	s->extra = 0;
 }
 
 /* Take a token for a stack, or owe it (a second's at most): false when none was left. */
@@ -246,16 +235,14 @@ static bool take_token(struct stack_sampler *s)
 	return had;
 }
 
-/*
- * One more wait of a slot: its shift for this window. A slot that was
- * quiet has target 0, so its waits are all taken while the tokens last;
- * past them, the storm's halvings (extra) apply to it as to any other.
- */
+/* One more wait of a slot: its shift for this window, or 0 for a quiet slot's first wait. */
 static __u32 slot_shift(struct stack_sampler *s, struct sampler_slot *sl)
 {
 	if (sl->count < 0xffff)
 		sl->count++;
 	s->active += sl->count == 1;
+	if (sl->count == 1 && !sl->target)
+		return 0;
 	return sl->target + s->extra;
 }
 
