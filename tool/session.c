@@ -643,12 +643,12 @@ static void handle_signals(struct session *s)
 
 static int poll_timeout_ms(const struct session *s, uint64_t deadline)
 {
-	uint64_t now = now_ns(), until = s->next_t, stats = collector__stats_tick(s->col, now);
+	uint64_t now = now_ns(), until = s->next_t;
 
 	if (deadline && deadline < until)
 		until = deadline;
-	if (stats && stats < until)
-		until = stats;
+	if (s->stats_turn && s->stats_turn < until)
+		until = s->stats_turn;
 	if (s->kill_deadline && s->kill_deadline < until)
 		until = s->kill_deadline;
 	return until <= now ? 0 : (int)((until - now + 999999) / 1000000);
@@ -711,6 +711,7 @@ void session__run(struct session *s)
 
 	s->next_t = s->t0 + (uint64_t)(s->o.bucket * NSEC_PER_SEC);
 	while (!s->stop) {
+		s->stats_turn = collector__stats_tick(s->col, now_ns());
 		poll_once(s, deadline);
 		if (now_ns() >= s->next_t && !s->stop) {
 			write_bucket(s);

@@ -134,6 +134,7 @@ struct session {
 	uint64_t t0;
 	uint64_t last_t;
 	uint64_t next_t;	/* when the next bucket is drained */
+	uint64_t stats_turn;	/* when kernel.bpf_stats is turned on or off next; 0: never */
 	uint64_t drain_ns;	/* how long the last bucket took to drain and write */
 	/* lockstat's own CPU time (user + sys), from session__start() on */
 	uint64_t wall_start;	/* CLOCK_MONOTONIC at session__start() */

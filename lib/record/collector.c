@@ -170,15 +170,30 @@ static int prealloc_stats(struct collector *c, struct bpf_map *m)
 	return bpf_map__set_map_flags(m, flags & ~BPF_F_NO_PREALLOC);
 }
 
+/* A per-CPU hash map held to its budget on this machine's CPUs (mapsize.h). */
+static int budget_rows(struct collector *c, struct bpf_map *m, bool stats)
+{
+	uint64_t budget = stats ? STATS_MAP_BUDGET : PERCPU_MAP_BUDGET;
+	uint32_t max = bpf_map__max_entries(m);
+	uint32_t rows = percpu_map_rows(max, bpf_map__value_size(m), c->ncpus, budget);
+	int err;
+
+	if (rows == max)
+		return 0;
+	err = bpf_map__set_max_entries(m, rows);
+	if (!err)
+		pr_info("%s: %u rows, not %u, on %d CPUs (per-CPU values: at most %llu MiB of kernel memory)\n",
+			bpf_map__name(m), rows, max, c->ncpus, (unsigned long long)(budget >> 20));
+	return err;
+}
+
 /*
- * The per-CPU hash maps of obj held to their budget on this machine's
- * CPUs (mapsize.h); the stats map keeps the rows -M asked for, and is
- * preallocated where it is small enough.
+ * The per-CPU hash maps of obj held to their budget; the stats map keeps
+ * the rows -M asked for, and is preallocated where it is small enough.
  */
 static int size_percpu_maps(struct collector *c, struct bpf_object *obj)
 {
 	struct bpf_map *m;
-	uint32_t max, rows;
 	bool stats;
 	int err;
 
@@ -186,22 +201,13 @@ static int size_percpu_maps(struct collector *c, struct bpf_object *obj)
 		if (bpf_map__type(m) != BPF_MAP_TYPE_PERCPU_HASH)
 			continue;
 		stats = !strcmp(bpf_map__name(m), "stats");
-		if (stats && c->o.stats_entries)
-			continue;
-		max = bpf_map__max_entries(m);
-		rows = percpu_map_rows(max, bpf_map__value_size(m), c->ncpus,
-				       stats ? STATS_MAP_BUDGET : PERCPU_MAP_BUDGET);
-		if (rows == max)
-			continue;
-		err = bpf_map__set_max_entries(m, rows);
+		err = stats && c->o.stats_entries ? 0 : budget_rows(c, m, stats);
+		if (!err && stats)
+			err = prealloc_stats(c, m);
 		if (err)
 			return err;
-		pr_info("%s: %u rows, not %u, on %d CPUs (per-CPU values: at most %llu MiB of kernel memory)\n",
-			bpf_map__name(m), rows, max, c->ncpus,
-			(stats ? STATS_MAP_BUDGET : PERCPU_MAP_BUDGET) >> 20);
 	}
-	m = bpf_object__find_map_by_name(obj, "stats");
-	return m && bpf_map__type(m) == BPF_MAP_TYPE_PERCPU_HASH ? prealloc_stats(c, m) : 0;
+	return 0;
 }
 
 int collector_prepare_object(struct collector *c, struct bpf_object *obj)
@@ -624,34 +630,30 @@ void collector__cycle_stats(struct collector *c, uint64_t now)
 /* Every program's runs so far: they grow only while some tool holds the stats on. */
 static uint64_t total_runs(const struct collector *c)
 {
-	struct prog_stats st;
+	struct probe_cost pc[PROBE_COSTS_MAX];
+	int i, n = collector__costs(c, pc, PROBE_COSTS_MAX);
 	uint64_t runs = 0;
-	int i;
 
-	for (i = 0; i < FAMILY_COUNT; i++) {
-		const struct bpf_object *obj = c->priv[i] ? families[i]->object(c->priv[i]) : NULL;
-
-		if (c->status[i].state == FSTATE_ATTACHED && obj && !object_prog_stats(obj, &st))
-			runs += st.run_cnt;
-	}
-	if (c->targets && !object_prog_stats(c->targets->obj, &st))
-		runs += st.run_cnt;
+	for (i = 0; i < n; i++)
+		runs += pc[i].events;
 	return runs;
 }
 
 /*
  * Runs of ours counted while our stats were off: another tool's
  * BPF_ENABLE_STATS (the sysctl does not show those) held them on, and
- * that time was measured too. A few runs in flight at the turn may
- * still count after it.
+ * that time was measured too. A run in flight on a CPU at the turn
+ * (an interrupt's nested in it, at most a few) may still count after it.
  */
-#define STATS_STRAY_RUNS	64
+#define STATS_STRAY_RUNS_PER_CPU	4
 
 static uint64_t counted_while_off(const struct collector *c, uint64_t now)
 {
+	uint64_t strays = (uint64_t)STATS_STRAY_RUNS_PER_CPU * c->ncpus;
+
 	if (c->stats_fd >= 0 || !c->stats_off_since || now <= c->stats_off_since)
 		return 0;
-	return total_runs(c) > c->stats_runs_off + STATS_STRAY_RUNS ? now - c->stats_off_since : 0;
+	return total_runs(c) > c->stats_runs_off + strays ? now - c->stats_off_since : 0;
 }
 
 uint64_t collector__stats_tick(struct collector *c, uint64_t now)

@@ -162,13 +162,15 @@ int collector__costs(const struct collector *c, struct probe_cost *out, size_t m
  * two clock reads a run, which cost a lock storm a fifth of its
  * throughput here (fdstorm 1.50 M ops/s with them off, 1.22 M on).
  * record measures its costs STATS_ON_MS of every STATS_PERIOD_MS only,
- * from now on, and divides by that time. Where another tool already
- * holds the stats on (the sysctl reads 1), they stay on throughout.
+ * from now on, and divides by that time. Where another tool holds the
+ * stats on, that time is measured too: through the sysctl (read here),
+ * or a BPF_ENABLE_STATS of its own (our programs' runs grow while ours
+ * is closed).
  */
 #define STATS_ON_MS	100
 #define STATS_PERIOD_MS	1000
 void collector__cycle_stats(struct collector *c, uint64_t now);
-/* Turn the stats on or off when due; the time of the next turn, 0: none. */
+/* Turn the stats on or off when due (call it when that time comes); the time of the next turn, 0: none. */
 uint64_t collector__stats_tick(struct collector *c, uint64_t now);
 /* How long the stats were on up to now; 0 when they are not cycled. */
 uint64_t collector__stats_ns(const struct collector *c, uint64_t now);
