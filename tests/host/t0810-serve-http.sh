@@ -76,14 +76,22 @@ prometheus --config.file=prom.yml --storage.tsdb.path="$T/tsdb" \
 prom=$!
 PROM=http://127.0.0.1:$pport
 wait_for "curl -sf $PROM/-/ready >/dev/null" 30 || echo "# prometheus is not ready: $(tail -n 3 prom.log)"
+# Ready is not scraping: its first scrape can come seconds later, after
+# fdstorm below has ended when both CPUs are busy with it, and a rate
+# over samples all taken after the storm is 0. Wait for a scrape first.
+up_q="curl -s $PROM/api/v1/query --data-urlencode 'query=up{job=\"lockstat\"}' | jq -e '.data.result[0].value[1] == \"1\"' >/dev/null"
+wait_for "$up_q" 30 || echo "# prometheus has not scraped serve yet: $(tail -n 3 prom.log)"
 fl='lockstat_lock_wait_seconds_total{lock="files_struct.file_lock",type="spinlock"}'
 curl -sf "$URL/metrics" >before.metrics
 "$WL/fdstorm" -t 2 -d 5 >prom-fd.out
 sleep 3
 curl -sf "$URL/metrics" >after.metrics
 grew=$(awk -v a="$(metric "$fl" before.metrics)" -v b="$(metric "$fl" after.metrics)" 'BEGIN { print (b + 0 > a + 0) }')
-q='rate(lockstat_lock_wait_seconds_total{lock="files_struct.file_lock"}[10s])'
-curl -s "$PROM/api/v1/query" --data-urlencode "query=$q" >rate.json
+# A loaded machine delays Prometheus' scrapes during the storm: ask over
+# 30 s, until the series has two samples (at most 20 s).
+q='rate(lockstat_lock_wait_seconds_total{lock="files_struct.file_lock"}[30s])'
+rate_q="curl -s $PROM/api/v1/query --data-urlencode 'query=$q' >rate.json && jq -e '.data.result | length > 0' rate.json >/dev/null"
+wait_for "$rate_q" 20 || echo "# no rate from Prometheus yet: $(head -c 300 rate.json)"
 curl -s "$PROM/api/v1/query" --data-urlencode 'query=up{job="lockstat"}' >up.json
 check "Prometheus scrapes serve (up == 1)" jqe '.data.result[0].value[1] == "1"' up.json
 echo "# serve's $fl: $(metric "$fl" before.metrics) s before fdstorm, $(metric "$fl" after.metrics) s after"
