@@ -141,6 +141,7 @@ static int note_waits(struct metrics *m, const struct lock_view *v, long *idx)
 		idx[i] = track(m, name, lock_type_name(e->flags));
 		if (idx[i] == -ENOMEM)
 			return -ENOMEM;
+		m->period_total_ns += e->v.total_ns;
 		if (idx[i] >= 0)
 			m->locks[idx[i]].period_wait_ns += e->v.total_ns;
 	}
@@ -154,8 +155,41 @@ static int by_wait_desc(const void *a, const void *b)
 	return x->period_wait_ns < y->period_wait_ns ? 1 : x->period_wait_ns > y->period_wait_ns ? -1 : 0;
 }
 
+/*
+ * What a member's place is weighed by: its waits in this period, and
+ * mid-period (a candidate barging in before the period's end) the more of
+ * those and the last period's, so that a member is not displaced merely
+ * because the period has only begun.
+ */
+static uint64_t member_weight(const struct lock_series *s, bool mid_period)
+{
+	if (mid_period && s->last_period_wait_ns > s->period_wait_ns)
+		return s->last_period_wait_ns;
+	return s->period_wait_ns;
+}
+
+static int by_weight_mid(const void *a, const void *b)
+{
+	const struct lock_series *x = *(struct lock_series *const *)a, *y = *(struct lock_series *const *)b;
+	uint64_t wx = member_weight(x, true), wy = member_weight(y, true);
+
+	return wx < wy ? 1 : wx > wy ? -1 : 0;
+}
+
+/*
+ * A candidate for a place: at the period's end, any lock that waited in
+ * it; mid-period, only one that holds a place's share of the period's
+ * waits (1/max_series of them).
+ */
+static bool candidate(const struct metrics *m, const struct lock_series *s, bool mid_period)
+{
+	if (s->member || !s->period_wait_ns)
+		return false;
+	return !mid_period || s->period_wait_ns * m->o.max_series >= m->period_total_ns;
+}
+
 /* The strongest candidates against the weakest members, by the hysteresis factor. */
-static int trade_places(struct metrics *m)
+static int trade_places(struct metrics *m, bool mid_period)
 {
 	struct lock_series **cand = calloc(m->n + 1, sizeof(*cand)), **mem = calloc(m->n + 1, sizeof(*mem));
 	size_t nc = 0, nm = 0, i, j;
@@ -168,13 +202,13 @@ static int trade_places(struct metrics *m)
 	for (i = 0; i < m->n; i++) {
 		if (m->locks[i].member)
 			mem[nm++] = &m->locks[i];
-		else if (m->locks[i].period_wait_ns)
+		else if (candidate(m, &m->locks[i], mid_period))
 			cand[nc++] = &m->locks[i];
 	}
 	qsort(cand, nc, sizeof(*cand), by_wait_desc);
-	qsort(mem, nm, sizeof(*mem), by_wait_desc);
+	qsort(mem, nm, sizeof(*mem), mid_period ? by_weight_mid : by_wait_desc);
 	for (i = 0, j = nm; i < nc && j > 0; i++, j--) {
-		if (cand[i]->period_wait_ns <= METRICS_RANK_HYSTERESIS * mem[j - 1]->period_wait_ns)
+		if (cand[i]->period_wait_ns <= METRICS_RANK_HYSTERESIS * member_weight(mem[j - 1], mid_period))
 			break;
 		mem[j - 1]->member = false;
 		memset(&mem[j - 1]->v, 0, sizeof(mem[j - 1]->v));
@@ -201,6 +235,7 @@ static int compact(struct metrics *m)
 			series_free(s);
 			continue;
 		}
+		s->last_period_wait_ns = s->period_wait_ns;
 		s->period_wait_ns = 0;
 		m->locks[kept] = *s;
 		slot = slot_of(m, s->name, s->type, &found);
@@ -209,12 +244,13 @@ static int compact(struct metrics *m)
 		*slot = ++kept;
 	}
 	m->n = kept;
+	m->period_total_ns = 0;
 	return 0;
 }
 
 static int rerank(struct metrics *m)
 {
-	int err = trade_places(m);
+	int err = trade_places(m, false);
 
 	if (!err)
 		fill_places(m);
@@ -234,6 +270,8 @@ int metrics__add_bucket(struct metrics *m, const struct lock_view *v, uint64_t n
 	err = note_waits(m, v, idx);
 	if (!err)
 		fill_places(m);
+	if (!err && m->nmembers == m->o.max_series)
+		err = trade_places(m, true);
 	for (i = 0; !err && i < v->nlocks; i++) {
 		const struct lock_entry *e = &v->locks[i];
 		bool own = idx[i] >= 0 && m->locks[idx[i]].member;

@@ -16,7 +16,14 @@
  * that waited most in it may take the places of those that waited least
  * (by a factor RANK_HYSTERESIS, so that two locks of the same weight do
  * not trade places every period); a lock that loses its place loses its
- * series. Names are report's, with unnamed locks' addresses dropped
+ * series. A lock that carries a place's share of the period's waits (at
+ * least 1/max_series of them) need not wait for the period's end: it takes
+ * its place at the bucket where it waited RANK_HYSTERESIS times as long as
+ * the weakest member did in this period and in the last. Otherwise a storm
+ * that starts mid-period would be counted in "other" for up to a minute,
+ * behind locks that merely waited first; and at most max_series locks can
+ * hold such a share, so that they never trade places among themselves.
+ * Names are report's, with unnamed locks' addresses dropped
  * ("[anon]@caller", as diff matches them) unless addresses are asked for.
  */
 #include <stdbool.h>
@@ -52,6 +59,7 @@ struct lock_series {
 	char *type;
 	bool member;		/* has a series of its own */
 	uint64_t period_wait_ns;	/* waited in this ranking period */
+	uint64_t last_period_wait_ns;	/* and in the one before */
 	struct series_val v;	/* counted since it became a member */
 };
 
@@ -64,6 +72,7 @@ struct metrics {
 	struct series_val other;
 	uint64_t untracked;	/* waits of locks beyond max_tracked, in "other" */
 	uint64_t period_start_ns;
+	uint64_t period_total_ns;	/* every lock's waits in this period, "other"'s too */
 	uint64_t samples;	/* CPU samples */
 	uint64_t buckets;
 };

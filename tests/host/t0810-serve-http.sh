@@ -95,7 +95,11 @@ wait_for "$rate_q" 20 || echo "# no rate from Prometheus yet: $(head -c 300 rate
 curl -s "$PROM/api/v1/query" --data-urlencode 'query=up{job="lockstat"}' >up.json
 check "Prometheus scrapes serve (up == 1)" jqe '.data.result[0].value[1] == "1"' up.json
 echo "# serve's $fl: $(metric "$fl" before.metrics) s before fdstorm, $(metric "$fl" after.metrics) s after"
+[ -n "$(metric "$fl" after.metrics)" ] ||
+	echo "# serve's wait series after fdstorm: $(grep '^lockstat_lock_wait_seconds_total' after.metrics | sort -k2 -g -r | head -n 4 | tr '\n' ' ')"
 if overlapped_in prom-fd.out || [ "$grew" = 1 ]; then
+	# Quieter locks may have taken every place before the storm: it must take one at once.
+	check "the storm's lock has a series of its own, not other's (grew: $grew)" test "$grew" = 1
 	check "Prometheus: rate(lockstat_lock_wait_seconds_total{lock=\"files_struct.file_lock\"}) > 0 ($(jq -c '.data.result[0].value[1]' rate.json))" \
 		jqe '[.data.result[].value[1] | tonumber] | length > 0 and max > 0' rate.json
 else
