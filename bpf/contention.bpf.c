@@ -153,18 +153,25 @@ static void remember_comm(__u32 tid)
  *
  * Locks are hashed into LS_SAMPLER_SLOTS strata. In each 10 ms window a
  * slot's waits all have the same p, the one that the slot's rate in the
- * previous window and its part of the tokens call for (p = 1 for a slot
- * that was quiet): a rare lock's waits all carry their stack, a busy
- * lock's are sampled at a steady p, so that no few waits stand for
- * thousands, and a quiet slot's first wait has its stack whatever else
- * happens. A window that runs out of tokens halves every p for each
- * window_cap stacks more: a burst is sampled at ever lower, recorded,
- * probabilities, never cut off. Stacks taken without a token are owed:
- * they shrink the next windows' shares. (A debt that lowered every p by
- * its own log2, and p halving within a window at each doubling of a
- * slot's count, gave a few waits weights of 2^20 and callers' estimates
- * twice their lock's exact count, fdstorm, 1 s.) The clock is the latest
- * begin's on this CPU: no clock read of its own.
+ * previous window and its part of the tokens call for: a rare lock's
+ * waits all carry their stack while tokens last, a busy lock's are
+ * sampled at a steady p, so that no few waits stand for thousands. A slot
+ * that was quiet is counted as an average one of the window (at least one
+ * wait): when processes take turns on a CPU, each lock's slot is quiet
+ * before its turn, and a storm must not start at p = 1 at every turn. A window that runs out of tokens halves
+ * every p for each window_cap stacks more: a burst is sampled at ever
+ * lower, recorded, probabilities, never cut off. Stacks taken without a
+ * token are owed: they shrink the next windows' shares. (A debt that
+ * lowered every p by its own log2, and p halving within a window at each
+ * doubling of a slot's count, gave a few waits weights of 2^20 and
+ * callers' estimates twice their lock's exact count, fdstorm, 1 s.)
+ *
+ * A lock's first wait on a CPU carries its stack whatever else happens
+ * (stack_sampler.sampled), so that a rare lock has its caller even in
+ * another lock's storm. Only its first: when every
+ * quiet slot's first wait took a stack, many locks each waited on now and
+ * then (hackbench's sockets) took 2 to 2.5 times the rate. The clock is
+ * the latest begin's on this CPU: no clock read of its own.
  */
 #define TOKEN		1024ULL	/* tokens count in 1/1024 of a stack */
 #define NSEC_PER_SEC	1000000000ULL
@@ -185,6 +192,7 @@ struct window_ctx {
 	struct stack_sampler *s;
 	__u64 want;		/* stacks the tokens allow this window */
 	__u64 elapsed;		/* the length of the previous window */
+	__u64 quiet;		/* the waits a quiet slot is counted as */
 };
 
 /* A slot for the next window: its target from its rate, its count from 0. */
@@ -197,7 +205,8 @@ static long next_slot(__u32 i, void *data)
 	if (i >= LS_SAMPLER_SLOTS)
 		return 1;
 	sl = &c->s->slot[i];
-	q = ((__u64)sl->count * c->s->active * window_ns + c->want * c->elapsed - 1) / (c->want * c->elapsed);
+	q = ((sl->count ? sl->count : c->quiet) * c->s->active * window_ns + c->want * c->elapsed - 1) /
+	    (c->want * c->elapsed);
 	sl->target = shift_of(q);
 	sl->count = 0;
 	return 0;
@@ -218,9 +227,11 @@ static void next_window(struct stack_sampler *s)
 	s->tokens = tokens < full ? tokens : full;
 	c.want = s->tokens >= (__s32)TOKEN ? s->tokens / TOKEN : 1;
 	c.elapsed = elapsed > window_ns ? elapsed : window_ns;
+	c.quiet = s->active && s->waits > s->active ? s->waits / s->active : 1;
 	bpf_loop(LS_SAMPLER_SLOTS, next_slot, &c, 0);
 	s->window_start_ns = s->last_ns;
 	s->active = 0;
+	s->waits = 0;
 	s->over = 0;
 	s->extra = 0;
 }
@@ -235,15 +246,39 @@ static bool take_token(struct stack_sampler *s)
 	return had;
 }
 
-/* One more wait of a slot: its shift for this window, or 0 for a quiet slot's first wait. */
-static __u32 slot_shift(struct stack_sampler *s, struct sampler_slot *sl)
+/*
+ * Whether the lock had its free stack already on this CPU; if not, it has
+ * it now. A direct-mapped cache of addresses: a lock is never taken for
+ * another, and one that a collision pushed out gets another free stack.
+ */
+static bool lock_sampled_before(struct stack_sampler *s, __u64 addr)
 {
+	__u32 i = (__u32)((addr * 0x9e3779b97f4a7c15ULL) >> 40) & (LS_SAMPLED_LOCKS - 1);
+
+	if (s->sampled[i] == addr)
+		return true;
+	s->sampled[i] = addr;
+	return false;
+}
+
+/*
+ * One more wait of a slot: its shift for this window; 0 for the slot's
+ * first wait when the slot was quiet and tokens last, or for the lock's
+ * first wait on this CPU.
+ */
+static __u32 slot_shift(struct stack_sampler *s, struct sampler_slot *sl, __u64 addr)
+{
+	__u32 shift;
+
 	if (sl->count < 0xffff)
 		sl->count++;
+	if (s->waits < 0xffffffff)
+		s->waits++;
 	s->active += sl->count == 1;
 	if (sl->count == 1 && !sl->target)
 		return 0;
-	return sl->target + s->extra;
+	shift = sl->target + s->extra;
+	return !shift || lock_sampled_before(s, addr) ? shift : 0;
 }
 
 /* The shift this wait is sampled with, or -1: no stack. */
@@ -255,12 +290,12 @@ static int sample_shift(struct stack_sampler *s, __u64 addr)
 		return 0;
 	if (s->last_ns - s->window_start_ns >= window_ns)
 		next_window(s);
-	shift = slot_shift(s, &s->slot[slot]);
+	shift = slot_shift(s, &s->slot[slot], addr);
 	if (shift > LS_MAX_SHIFT)
 		shift = LS_MAX_SHIFT;
 	if (shift && (bpf_get_prandom_u32() & ((1U << shift) - 1)))
 		return -1;
-	if (!take_token(s) && ++s->over >= window_cap) {
+	if (!take_token(s) && ++s->over >= (s->tokens < 0 ? 1 : window_cap)) {
 		s->extra++;
 		s->over = 0;
 	}

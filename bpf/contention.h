@@ -87,6 +87,7 @@ struct cont_pending_spin {
 };
 
 #define LS_SAMPLER_SLOTS	256	/* locks hashed into strata, each with its own p */
+#define LS_SAMPLED_LOCKS	1024	/* per CPU, locks remembered as having had their free stack */
 
 /* A stratum of the stack sampler: the locks hashed to one slot, on one CPU. */
 struct sampler_slot {
@@ -104,8 +105,10 @@ struct stack_sampler {
 	__u32 over;		/* stacks taken without a token in this window */
 	__u32 extra;		/* added to every shift: a storm within the window */
 	__u32 active;		/* slots with waits in this window */
-	__u32 __pad[2];
+	__u32 waits;		/* waits in this window, every slot's */
+	__u32 __pad;
 	struct sampler_slot slot[LS_SAMPLER_SLOTS];
+	__u64 sampled[LS_SAMPLED_LOCKS];	/* direct-mapped by the lock's hash: its address */
 };
 
 /*

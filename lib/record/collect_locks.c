@@ -20,7 +20,8 @@ _Static_assert(sizeof(struct cont_val) == 48 + 4 * LS_HIST_SLOTS, "cont_val layo
 _Static_assert(sizeof(struct cont_stack) == 8 + 8 * LS_STACK_DEPTH, "cont_stack layout is shared with BPF");
 _Static_assert(sizeof(struct cont_pending) == 48, "cont_pending layout is shared with BPF");
 _Static_assert(sizeof(struct cont_pending_spin) == 8 + 48 * LS_PENDING_SPIN_DEPTH, "cont_pending_spin layout");
-_Static_assert(sizeof(struct stack_sampler) == 40 + 8 * LS_SAMPLER_SLOTS, "stack_sampler layout is shared with BPF");
+_Static_assert(sizeof(struct stack_sampler) == 40 + 8 * LS_SAMPLER_SLOTS + 8 * LS_SAMPLED_LOCKS,
+	       "stack_sampler layout is shared with BPF");
 
 /* BPF's counters, in struct cont_lost's order, then the kernel's skips of our programs. */
 static const char *const lost_names[] = {
