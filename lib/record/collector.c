@@ -689,6 +689,11 @@ uint64_t collector__stats_ns(const struct collector *c, uint64_t now)
 	return c->stats_on_ns + (now > c->stats_since ? now - c->stats_since : 0);
 }
 
+bool collector__stats_cycled(const struct collector *c)
+{
+	return c->stats_cycled;
+}
+
 int collector__costs(const struct collector *c, struct probe_cost *out, size_t max)
 {
 	size_t n = 0;

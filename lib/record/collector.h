@@ -174,6 +174,8 @@ void collector__cycle_stats(struct collector *c, uint64_t now);
 uint64_t collector__stats_tick(struct collector *c, uint64_t now);
 /* How long the stats were on up to now; 0 when they are not cycled. */
 uint64_t collector__stats_ns(const struct collector *c, uint64_t now);
+/* Whether the stats are on a tenth of the time (else throughout, or never). */
+bool collector__stats_cycled(const struct collector *c);
 /*
  * The name found while recording for a kernel lock without a symbol
  * (rq.__lock, zone.lock, a slab object's field): 0, or -ENOENT.

@@ -97,8 +97,9 @@ struct metric_lost {
 };
 
 struct metrics_self {
-	const struct metric_family_cost *costs;
+	const struct metric_family_cost *costs;	/* counted while kernel.bpf_stats was on */
 	size_t ncosts;
+	uint64_t costs_measured_ns;	/* how long it was on */
 	const struct metric_lost *lost;
 	size_t nlost;
 	double cpu_seconds;

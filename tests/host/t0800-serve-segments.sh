@@ -10,15 +10,39 @@ require_root; require_btf; require_tracepoint; require_cmd jq; require_cmd curl
 
 # --- a ring of 2-second segments under fdstorm --------------------------------------
 D=$T/ring
+prev_stats=$(cat /proc/sys/kernel/bpf_stats_enabled)
+sysctl -q -w kernel.bpf_stats_enabled=0
+t_start=$(date +%s.%N)
 serve_start ring -D "$D" -s 2 -k 3 -t || { not_ok "serve starts"; done_testing; exit; }
 "$WL/fdstorm" -t 2 -d 7 -q >/dev/null &
 fd=$!
+# kernel.bpf_stats costs every BPF program run two clock reads: serve,
+# as record, holds its descriptor 100 ms of every second only.
+stats_on=0 stats_off=0
+for i in $(seq 150); do
+	if ls -l /proc/$SERVE_PID/fd 2>/dev/null | grep -q "anon_inode:bpf-stats"; then
+		stats_on=$((stats_on + 1))
+	else
+		stats_off=$((stats_off + 1))
+	fi
+	sleep 0.02
+done
 wait $fd
 sleep 1
 max=0
 for i in 1 2 3; do n=$(segments "$D" | wc -l); [ "$n" -gt "$max" ] && max=$n; sleep 0.5; done
 curl -sf "$URL/metrics" >ring.metrics
+t_end=$(date +%s.%N)
 serve_stop TERM
+sysctl -q -w kernel.bpf_stats_enabled="$prev_stats"
+check "kernel.bpf_stats: serve's descriptor open in 5 to 30 % of looks ($stats_on of $((stats_on + stats_off)))" \
+	awk -v on="$stats_on" -v off="$stats_off" 'BEGIN { t = on + off; exit !(t >= 100 && on >= 0.05 * t && on <= 0.3 * t) }'
+measured=$(metric lockstat_probe_measured_seconds_total ring.metrics)
+check "/metrics: the stats measured about a tenth of serve's time (${measured:-none} s of $(awk -v a="$t_start" -v b="$t_end" 'BEGIN { printf "%.1f", b - a }') s)" \
+	awk -v m="${measured:-x}" -v a="$t_start" -v b="$t_end" 'BEGIN { t = b - a; exit !(m + 0 > 0 && m >= 0.05 * t && m <= 0.3 * t) }'
+check "/metrics: the locks family's measured runs and CPU time" \
+	awk '/^lockstat_probe_measured_runs_total\{family="locks"\} [1-9]/ { r = 1 }
+	     /^lockstat_probe_measured_run_seconds_total\{family="locks"\} 0\.[0-9]*[1-9]/ { s = 1 } END { exit !(r && s) }' ring.metrics
 check "SIGTERM: serve exits 0 ($SERVE_RC)" test "$SERVE_RC" = 0
 check "--keep 3: never more than 3 segments ($max)" test "$max" -le 3
 check "segments begun every 2 s: at least 4 in 8 s ($(metric lockstat_segments_begun_total ring.metrics))" \
