@@ -158,20 +158,22 @@ static void remember_comm(__u32 tid)
  * sampled at a steady p, so that no few waits stand for thousands. A slot
  * that was quiet is counted as an average one of the window (at least one
  * wait): when processes take turns on a CPU, each lock's slot is quiet
- * before its turn, and a storm must not start at p = 1 at every turn. A window that runs out of tokens halves
- * every p for each window_cap stacks more: a burst is sampled at ever
- * lower, recorded, probabilities, never cut off. Stacks taken without a
- * token are owed: they shrink the next windows' shares. (A debt that
- * lowered every p by its own log2, and p halving within a window at each
- * doubling of a slot's count, gave a few waits weights of 2^20 and
- * callers' estimates twice their lock's exact count, fdstorm, 1 s.)
+ * before its turn, and a storm must not start at p = 1 at every turn.
+ * A window that runs out of tokens halves every p for each window_cap
+ * stacks more (for each one while stacks are owed): a burst is sampled
+ * at ever lower, recorded, probabilities, never cut off. Stacks taken
+ * without a token are owed: they shrink the next windows' shares. (A
+ * debt that lowered every p by its own log2, and p halving within a
+ * window at each doubling of a slot's count, gave a few waits weights of
+ * 2^20 and callers' estimates twice their lock's exact count, fdstorm,
+ * 1 s.)
  *
  * A lock's first wait on a CPU carries its stack whatever else happens
  * (stack_sampler.sampled), so that a rare lock has its caller even in
- * another lock's storm. Only its first: when every
- * quiet slot's first wait took a stack, many locks each waited on now and
- * then (hackbench's sockets) took 2 to 2.5 times the rate. The clock is
- * the latest begin's on this CPU: no clock read of its own.
+ * another lock's storm. Only its first: when every quiet slot's first
+ * wait took a stack, many locks each waited on now and then (hackbench's
+ * sockets) took 1.4 times the rate and more. The clock is the latest
+ * begin's on this CPU: no clock read of its own.
  */
 #define TOKEN		1024ULL	/* tokens count in 1/1024 of a stack */
 #define NSEC_PER_SEC	1000000000ULL
@@ -228,6 +230,8 @@ static void next_window(struct stack_sampler *s)
 	c.want = s->tokens >= (__s32)TOKEN ? s->tokens / TOKEN : 1;
 	c.elapsed = elapsed > window_ns ? elapsed : window_ns;
 	c.quiet = s->active && s->waits > s->active ? s->waits / s->active : 1;
+	if (c.quiet > 0xffff)	/* as a slot's count saturates */
+		c.quiet = 0xffff;
 	bpf_loop(LS_SAMPLER_SLOTS, next_slot, &c, 0);
 	s->window_start_ns = s->last_ns;
 	s->active = 0;
