@@ -24,32 +24,55 @@
 struct live {
 	struct top *t;
 	struct session *s;
-	uint64_t events;	/* the probes' totals at the last interval */
+	uint64_t events;	/* the probes' totals at the last measured interval */
 	uint64_t run_ns;
-	uint64_t at;
+	uint64_t measured;	/* how long kernel.bpf_stats had been on then */
+	bool started;
+	bool have_costs;	/* a measured interval came */
+	double events_per_s;	/* and what it measured */
+	double pct;
 	int err;
 };
 
-/* The probes' runs and their cost since the last interval; false when not measured. */
+/* How long the stats have been on: a tenth of the time, as record holds them, or all of it. */
+static uint64_t stats_measured_ns(const struct live *l, uint64_t now)
+{
+	if (collector__stats_cycled(l->s->col))
+		return collector__stats_ns(l->s->col, now);
+	return now;
+}
+
+/*
+ * The probes' runs and their cost since the last interval the stats were
+ * on in: an interval shorter than their period of a second may have none,
+ * and keeps the figures of the last one that had. False when not measured.
+ */
 static bool probe_costs(struct live *l, double *events_per_s, double *pct)
 {
 	struct probe_cost pc[PROBE_COSTS_MAX];
-	uint64_t events = 0, run_ns = 0, now = now_ns();
+	uint64_t events = 0, run_ns = 0, measured = stats_measured_ns(l, now_ns());
 	int i, n = collector__costs(l->s->col, pc, PROBE_COSTS_MAX);
-	bool first = !l->at;
 
 	for (i = 0; i < n; i++) {
 		events += pc[i].events;
 		run_ns += pc[i].run_ns;
 	}
-	if (n > 0 && !first && now > l->at) {
-		*events_per_s = (events - l->events) * 1e9 / (now - l->at);
-		*pct = 100.0 * (run_ns - l->run_ns) / (now - l->at);
+	if (n <= 0)
+		return false;
+	if (l->started && measured > l->measured) {
+		l->events_per_s = (events - l->events) * 1e9 / (measured - l->measured);
+		l->pct = 100.0 * (run_ns - l->run_ns) / (measured - l->measured);
+		l->have_costs = true;
 	}
-	l->events = events;
-	l->run_ns = run_ns;
-	l->at = now;
-	return n > 0 && !first;
+	if (!l->started || measured > l->measured) {
+		l->events = events;
+		l->run_ns = run_ns;
+		l->measured = measured;
+		l->started = true;
+	}
+	*events_per_s = l->events_per_s;
+	*pct = l->pct;
+	return l->have_costs;
 }
 
 static int read_back(struct live *l)

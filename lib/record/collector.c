@@ -627,80 +627,18 @@ void collector__cycle_stats(struct collector *c, uint64_t now)
 	collector__stats_tick(c, now);
 }
 
-/* Every program's runs so far: they grow only while some tool holds the stats on. */
-static uint64_t total_runs(const struct collector *c)
+/* Where a program set's figures go: its family's index, the fork follower last. */
+static int cost_slot(const struct probe_cost *pc)
 {
-	struct probe_cost pc[PROBE_COSTS_MAX];
-	int i, n = collector__costs(c, pc, PROBE_COSTS_MAX);
-	uint64_t runs = 0;
-
-	for (i = 0; i < n; i++)
-		runs += pc[i].events;
-	return runs;
+	return pc->family ? __builtin_ctz(pc->family) : FAMILY_COUNT;
 }
 
-/*
- * Runs of ours counted while our stats were off: another tool's
- * BPF_ENABLE_STATS (the sysctl does not show those) held them on, and
- * that time was measured too. A run in flight on a CPU at the turn
- * (an interrupt's nested in it, at most a few) may still count after it.
- */
-#define STATS_STRAY_RUNS_PER_CPU	4
-
-static uint64_t counted_while_off(const struct collector *c, uint64_t now)
-{
-	uint64_t strays = (uint64_t)STATS_STRAY_RUNS_PER_CPU * c->ncpus;
-
-	if (c->stats_fd >= 0 || !c->stats_off_since || now <= c->stats_off_since)
-		return 0;
-	return total_runs(c) > c->stats_runs_off + strays ? now - c->stats_off_since : 0;
-}
-
-uint64_t collector__stats_tick(struct collector *c, uint64_t now)
-{
-	if (!c->stats_cycled)
-		return 0;
-	if (now < c->stats_next)
-		return c->stats_next;
-	if (c->stats_fd >= 0) {
-		close(c->stats_fd);
-		c->stats_fd = -1;
-		c->stats_on_ns += now - c->stats_since;
-		c->stats_off_since = now;
-		c->stats_runs_off = total_runs(c);
-		c->stats_next = c->stats_since + STATS_PERIOD_MS * 1000000ULL;
-		if (c->stats_next <= now)
-			c->stats_next = now + (STATS_PERIOD_MS - STATS_ON_MS) * 1000000ULL;
-		return c->stats_next;
-	}
-	c->stats_on_ns += counted_while_off(c, now);
-	c->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
-	c->stats_since = now;
-	c->stats_next = now + STATS_ON_MS * 1000000ULL;
-	return c->stats_next;
-}
-
-uint64_t collector__stats_ns(const struct collector *c, uint64_t now)
-{
-	if (!c->stats_cycled)
-		return 0;
-	if (c->stats_fd < 0)
-		return c->stats_on_ns + counted_while_off(c, now);
-	return c->stats_on_ns + (now > c->stats_since ? now - c->stats_since : 0);
-}
-
-bool collector__stats_cycled(const struct collector *c)
-{
-	return c->stats_cycled;
-}
-
-int collector__costs(const struct collector *c, struct probe_cost *out, size_t max)
+/* Every program set's runs and run time so far, as the kernel counts them. */
+static int raw_costs(const struct collector *c, struct probe_cost *out, size_t max)
 {
 	size_t n = 0;
 	int i, err;
 
-	if (!c->stats_wanted)
-		return -EOPNOTSUPP;
 	for (i = 0; i < FAMILY_COUNT && n < max; i++) {
 		const struct bpf_object *obj = c->priv[i] ? families[i]->object(c->priv[i]) : NULL;
 
@@ -719,6 +657,87 @@ int collector__costs(const struct collector *c, struct probe_cost *out, size_t m
 		if (err)
 			return err;
 		n++;
+	}
+	return n;
+}
+
+/* At a turn: the window's start (on) or what it counted (off). */
+static void stats_turn(struct collector *c, bool on)
+{
+	struct probe_cost pc[PROBE_COSTS_MAX];
+	int i, n = raw_costs(c, pc, PROBE_COSTS_MAX);
+
+	for (i = 0; i < n; i++) {
+		struct window_cost *base = &c->stats_base[cost_slot(&pc[i])];
+		struct window_cost *sum = &c->stats_sum[cost_slot(&pc[i])];
+
+		if (!on) {
+			sum->events += pc[i].events - base->events;
+			sum->run_ns += pc[i].run_ns - base->run_ns;
+		}
+		base->events = pc[i].events;
+		base->run_ns = pc[i].run_ns;
+	}
+}
+
+uint64_t collector__stats_tick(struct collector *c, uint64_t now)
+{
+	if (!c->stats_cycled)
+		return 0;
+	if (now < c->stats_next)
+		return c->stats_next;
+	if (c->stats_fd >= 0) {
+		stats_turn(c, false);
+		close(c->stats_fd);
+		c->stats_fd = -1;
+		c->stats_on_ns += now - c->stats_since;
+		c->stats_next = c->stats_since + STATS_PERIOD_MS * 1000000ULL;
+		if (c->stats_next <= now)
+			c->stats_next = now + (STATS_PERIOD_MS - STATS_ON_MS) * 1000000ULL;
+		return c->stats_next;
+	}
+	c->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	stats_turn(c, true);
+	c->stats_since = now;
+	c->stats_next = now + STATS_ON_MS * 1000000ULL;
+	return c->stats_next;
+}
+
+uint64_t collector__stats_ns(const struct collector *c, uint64_t now)
+{
+	if (!c->stats_cycled)
+		return 0;
+	if (c->stats_fd < 0)
+		return c->stats_on_ns;
+	return c->stats_on_ns + (now > c->stats_since ? now - c->stats_since : 0);
+}
+
+bool collector__stats_cycled(const struct collector *c)
+{
+	return c->stats_cycled;
+}
+
+int collector__costs(const struct collector *c, struct probe_cost *out, size_t max)
+{
+	int i, n;
+
+	if (!c->stats_wanted)
+		return -EOPNOTSUPP;
+	n = raw_costs(c, out, max);
+	if (n <= 0 || !c->stats_cycled)
+		return n;
+	/* Our windows' sums, and the open window's runs so far. */
+	for (i = 0; i < n; i++) {
+		const struct window_cost *base = &c->stats_base[cost_slot(&out[i])];
+		const struct window_cost *sum = &c->stats_sum[cost_slot(&out[i])];
+		uint64_t events = sum->events, run_ns = sum->run_ns;
+
+		if (c->stats_fd >= 0) {
+			events += out[i].events - base->events;
+			run_ns += out[i].run_ns - base->run_ns;
+		}
+		out[i].events = events;
+		out[i].run_ns = run_ns;
 	}
 	return n;
 }

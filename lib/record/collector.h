@@ -161,11 +161,10 @@ int collector__costs(const struct collector *c, struct probe_cost *out, size_t m
  * kernel.bpf_stats times every run of every BPF program on the machine:
  * two clock reads a run, which cost a lock storm a fifth of its
  * throughput here (fdstorm 1.50 M ops/s with them off, 1.22 M on).
- * record measures its costs STATS_ON_MS of every STATS_PERIOD_MS only,
- * from now on, and divides by that time. Where another tool holds the
- * stats on, that time is measured too: through the sysctl (read here),
- * or a BPF_ENABLE_STATS of its own (our programs' runs grow while ours
- * is closed).
+ * record, top and serve measure their costs STATS_ON_MS of every
+ * STATS_PERIOD_MS only, from now on: collector__costs() then sums the
+ * runs of those windows only, to be divided by their time. Where the
+ * sysctl holds the stats on, they stay on for the whole session.
  */
 #define STATS_ON_MS	100
 #define STATS_PERIOD_MS	1000

@@ -72,8 +72,13 @@ struct collector {
 	uint64_t stats_since;	/* when the stats were last turned on */
 	uint64_t stats_on_ns;	/* their time on before stats_since */
 	uint64_t stats_next;	/* the next turn, on or off */
-	uint64_t stats_off_since;	/* when they were last turned off */
-	uint64_t stats_runs_off;	/* every program's runs then */
+	/*
+	 * Cycled, each program set's runs and run time over our own windows
+	 * only (by family index, the fork follower last): what another
+	 * tool's stats count while ours are off is not ours to divide.
+	 */
+	struct window_cost { uint64_t events, run_ns; } stats_sum[FAMILY_COUNT + 1],
+		stats_base[FAMILY_COUNT + 1];
 	int guard_fd;		/* bpf/guard.bpf.h's map, shared; -1 until asked for */
 	struct targets_bpf *targets;
 	uint64_t pidns_dev;	/* lockstat's PID namespace, 0: the initial one */

@@ -104,6 +104,17 @@ build_prog() {
 		-o "$name" "$ROOT_DIR/tests/host/progs/$name.c" "$@"
 }
 
+# stats_fd_looks PID N: whether PID holds a kernel.bpf_stats descriptor,
+# looked at N times 20 ms apart; prints how many looks saw it.
+stats_fd_looks() {
+	local pid=$1 n=$2 i on=0
+	for i in $(seq "$n"); do
+		ls -l /proc/"$pid"/fd 2>/dev/null | grep -q "anon_inode:bpf-stats" && on=$((on + 1))
+		sleep 0.02
+	done
+	echo "$on"
+}
+
 # JSON query helper: jq -e on a file.
 jqe() { jq -e "$@" >/dev/null 2>&1; }
 

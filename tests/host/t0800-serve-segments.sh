@@ -18,15 +18,7 @@ serve_start ring -D "$D" -s 2 -k 3 -t || { not_ok "serve starts"; done_testing; 
 fd=$!
 # kernel.bpf_stats costs every BPF program run two clock reads: serve,
 # as record, holds its descriptor 100 ms of every second only.
-stats_on=0 stats_off=0
-for i in $(seq 150); do
-	if ls -l /proc/$SERVE_PID/fd 2>/dev/null | grep -q "anon_inode:bpf-stats"; then
-		stats_on=$((stats_on + 1))
-	else
-		stats_off=$((stats_off + 1))
-	fi
-	sleep 0.02
-done
+stats_on=$(stats_fd_looks "$SERVE_PID" 150) stats_off=$((150 - stats_on))
 wait $fd
 sleep 1
 max=0
