@@ -245,8 +245,6 @@ int cmd_record(int argc, char **argv)
 		s.o.families |= FAMILY_MMAP_LOCK;
 	/* The summary says what every probe cost; -q says nothing, so measures nothing. */
 	s.o.probe_stats = log_verbosity >= 0;
-	/* ... and a tenth of the time: timing every probe run costs a lock storm a fifth. */
-	s.o.cycle_stats = true;
 	session__free(&s);
 	return record_runs(&s.o);
 }

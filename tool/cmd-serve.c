@@ -176,7 +176,6 @@ static void serve_init(struct serve *v)
 	session__init(&v->s);
 	v->s.o.output = NULL;		/* a memfd: serve copies it to the segments */
 	v->s.o.probe_stats = true;	/* /metrics has each family's cost */
-	v->s.o.cycle_stats = true;	/* ... measured a tenth of the time, as record's */
 	v->s.o.families &= ~FAMILY_MMAP_LOCK;	/* as top: -e ...,mmap_lock adds it */
 	v->s.o.extra_signal = SIGHUP;	/* a new segment, not the end */
 	v->o = (struct serve_opts){ .dir = SERVE_DEFAULT_DIR, .segment = 600, .keep_count = 144,

@@ -225,7 +225,6 @@ static void top_init(struct top *t, struct session *s)
 	s->o.output = NULL;	/* a memfd, unless -o */
 	s->o.per_task = true;	/* for the comm filter */
 	s->o.probe_stats = true;	/* the header shows what the probes cost */
-	s->o.cycle_stats = true;	/* ... measured a tenth of the time, as record's */
 }
 
 /* Set once the options are known. */

@@ -134,16 +134,6 @@ static size_t fill_costs(const struct serve *v, struct metric_family_cost *out)
 	return n > 0 ? n : 0;
 }
 
-/* Cycled as record's, or on throughout where another tool holds them on. */
-static uint64_t costs_measured_ns(const struct serve *v)
-{
-	uint64_t now = now_ns();
-
-	if (collector__stats_cycled(v->s.col))
-		return collector__stats_ns(v->s.col, now);
-	return now > v->s.t0 ? now - v->s.t0 : 0;
-}
-
 static void fill_self(const struct serve *v, struct metrics_self *x, struct metric_lost *lost,
 		      struct metric_family_cost *costs, const char *kernel)
 {
@@ -151,7 +141,7 @@ static void fill_self(const struct serve *v, struct metrics_self *x, struct metr
 	x->nlost = fill_lost(v, lost, MAX_LOST);
 	x->costs = costs;
 	x->ncosts = fill_costs(v, costs);
-	x->costs_measured_ns = costs_measured_ns(v);
+	x->costs_measured_ns = collector__stats_ns(v->s.col, now_ns());
 	x->cpu_seconds = cpu_seconds();
 	x->vm_bytes = statm_bytes(0);
 	x->rss_bytes = statm_bytes(1);

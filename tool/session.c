@@ -1017,11 +1017,11 @@ static void say_probe_costs(const struct session *s)
 	uint64_t measured = collector__stats_ns(s->col, s->last_t);
 	int i, n;
 
-	if (measured) {
+	if (collector__stats_cycled(s->col))
 		pr_notice("probe costs measured over %.2f s of the %.2f s (kernel.bpf_stats on %d ms a second)\n",
 			  measured / 1e9, secs, STATS_ON_MS);
+	if (measured)
 		secs = measured / 1e9;
-	}
 
 	n = collector__costs(s->col, pc, PROBE_COSTS_MAX);
 	if (n == -EOPNOTSUPP)
@@ -1118,8 +1118,7 @@ int session__start(struct session *s)
 		pr_warn("cannot watch for new processes: short-lived ones may lose their user symbols\n");
 	s->t0 = s->last_t = now_ns();
 	s->ures.t0_ns = s->t0;
-	if (s->o.cycle_stats)
-		collector__cycle_stats(s->col, s->t0);
+	collector__cycle_stats(s->col, s->t0);
 	/* What was mapped before we looked; the mapping tracker reports the rest. */
 	if (s->o.pid)
 		maps_cache__read_proc(&s->maps, s->o.pid);

@@ -62,7 +62,6 @@ struct session_opts {
 	unsigned int families_off;	/* taken out with -e -NAME: never added back */
 	unsigned long sample_freq;
 	bool probe_stats;	/* measure every family's cost, not only the opt-in ones */
-	bool cycle_stats;	/* ... a tenth of the time only (collector__cycle_stats) */
 	bool brief_usyms;	/* sampled user functions only, no DWARF lines nor inlines (top) */
 	bool usyms_no_lines;	/* every user frame's function, no DWARF lines nor inlines (serve) */
 	uint64_t usyms_budget_ns;	/* time for session__write_usyms(), 0: no limit */

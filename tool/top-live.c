@@ -34,14 +34,6 @@ struct live {
 	int err;
 };
 
-/* How long the stats have been on: a tenth of the time, as record holds them, or all of it. */
-static uint64_t stats_measured_ns(const struct live *l, uint64_t now)
-{
-	if (collector__stats_cycled(l->s->col))
-		return collector__stats_ns(l->s->col, now);
-	return now;
-}
-
 /*
  * The probes' runs and their cost since the last interval the stats were
  * on in: an interval shorter than their period of a second may have none,
@@ -50,7 +42,7 @@ static uint64_t stats_measured_ns(const struct live *l, uint64_t now)
 static bool probe_costs(struct live *l, double *events_per_s, double *pct)
 {
 	struct probe_cost pc[PROBE_COSTS_MAX];
-	uint64_t events = 0, run_ns = 0, measured = stats_measured_ns(l, now_ns());
+	uint64_t events = 0, run_ns = 0, measured = collector__stats_ns(l->s->col, now_ns());
 	int i, n = collector__costs(l->s->col, pc, PROBE_COSTS_MAX);
 
 	for (i = 0; i < n; i++) {

@@ -615,6 +615,7 @@ void collector__cycle_stats(struct collector *c, uint64_t now)
 {
 	if (!c->stats_wanted)
 		return;
+	c->stats_start = now;
 	close(c->stats_fd);
 	c->stats_fd = -1;
 	if (stats_held_elsewhere()) {
@@ -705,8 +706,10 @@ uint64_t collector__stats_tick(struct collector *c, uint64_t now)
 
 uint64_t collector__stats_ns(const struct collector *c, uint64_t now)
 {
-	if (!c->stats_cycled)
+	if (!c->stats_wanted || !c->stats_start)
 		return 0;
+	if (!c->stats_cycled)
+		return now > c->stats_start ? now - c->stats_start : 0;
 	if (c->stats_fd < 0)
 		return c->stats_on_ns;
 	return c->stats_on_ns + (now > c->stats_since ? now - c->stats_since : 0);

@@ -168,10 +168,15 @@ int collector__costs(const struct collector *c, struct probe_cost *out, size_t m
  */
 #define STATS_ON_MS	100
 #define STATS_PERIOD_MS	1000
+/* At the session's start: the stats on a tenth of the time from now, unless the sysctl holds them on. */
 void collector__cycle_stats(struct collector *c, uint64_t now);
 /* Turn the stats on or off when due (call it when that time comes); the time of the next turn, 0: none. */
 uint64_t collector__stats_tick(struct collector *c, uint64_t now);
-/* How long the stats were on up to now; 0 when they are not cycled. */
+/*
+ * How long since the session's start the stats were on, the time
+ * collector__costs() counts over: a tenth of it, or all of it where the
+ * sysctl holds them on; 0 when they are not measured.
+ */
 uint64_t collector__stats_ns(const struct collector *c, uint64_t now);
 /* Whether the stats are on a tenth of the time (else throughout, or never). */
 bool collector__stats_cycled(const struct collector *c);

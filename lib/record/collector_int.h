@@ -69,6 +69,7 @@ struct collector {
 	int stats_fd;		/* BPF_ENABLE_STATS while it is held, or -1 */
 	bool stats_wanted;	/* probe_stats, and the kernel has kernel.bpf_stats */
 	bool stats_cycled;	/* on a tenth of the time only (collector__cycle_stats) */
+	uint64_t stats_start;	/* the session's start (collector__cycle_stats) */
 	uint64_t stats_since;	/* when the stats were last turned on */
 	uint64_t stats_on_ns;	/* their time on before stats_since */
 	uint64_t stats_next;	/* the next turn, on or off */
