@@ -102,9 +102,12 @@ cp "$UC" ucases.full
 strip -s -o ucases.stripped ucases.full
 "$LOCKSTAT" record -q -e sample -F 999 -o st.data -- ./ucases.stripped --libc -d 1 >/dev/null 2>&1
 "$LOCKSTAT" report -i st.data --view hits --user --module '*ucases.stripped' -f json >st.json
+# A sample in a PLT stub (one in a thousand or so here) is "@plt", as
+# documented: the stubs are named from the section headers.
 frames=$(jq -r '.functions[].symbol' st.json)
-check "frames in the stripped binary show as ucases.stripped+0xOFFSET" \
-	test -n "$frames" -a -z "$(echo "$frames" | grep -v '^ucases\.stripped+0x[0-9a-f]*$')"
+others=$(echo "$frames" | grep -v -e '^ucases\.stripped+0x[0-9a-f]*$' -e '^@plt$' | tr '\n' ' ')
+check "frames in the stripped binary show as ucases.stripped+0xOFFSET or @plt${others:+ (not: $others)}" \
+	test -n "$frames" -a -z "$others"
 top=$(jq -r '[.functions[] | select(.symbol | startswith("ucases.stripped+"))][0].symbol' st.json)
 fn=$(addr2line -f -e ucases.full "${top#ucases.stripped+}" 2>/dev/null | head -1)
 check "addr2line names the hottest of them in the unstripped file: $top = $fn" \

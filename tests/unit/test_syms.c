@@ -683,6 +683,53 @@ static void expect_why(const char *name, const char *root, const uint8_t *id, si
 	syms__free(s);
 }
 
+/* Address of a section, from readelf; 0 when the file has none. */
+static uint64_t section_addr(const char *file, const char *name)
+{
+	char cmd[PATH_MAX + 64], line[512], sec[64], type[64];
+	unsigned long long a = 0, found = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "readelf -SW '%s'", file);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		const char *b = strchr(line, ']');
+
+		if (b && sscanf(b + 1, "%63s %63s %llx", sec, type, &a) == 3 && !strcmp(sec, name))
+			found = a;
+	}
+	pclose(p);
+	return found;
+}
+
+/*
+ * A PLT stub is in no symbol table, stripped or not: it is "@plt", as
+ * perf names it, and the rest of a stripped file is still unnamed.
+ */
+static void test_plt(void **state)
+{
+	char path[PATH_MAX];
+	struct syms_result r;
+	const char *files[] = { "plain", "nodebug" };
+	uint64_t plt;
+	struct syms *s;
+	size_t i;
+
+	(void)state;
+	SKIP_IF_NEEDED();
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		path_of(path, sizeof(path), files[i]);
+		plt = section_addr(path, ".plt");
+		assert_true(plt != 0);
+		s = new_syms(true, true, fx.empty);
+		assert_int_equal(syms__resolve_vaddr(s, path, NULL, 0, plt + 4, &r), 0);
+		assert_int_equal(r.why, SYMS_OK);
+		assert_string_equal(r.frames[0].function, "@plt");
+		syms__free(s);
+	}
+}
+
 static void test_stripped_without_debug(void **state)
 {
 	char plain[PATH_MAX];
@@ -919,6 +966,7 @@ int main(void)
 		cmocka_unit_test(test_file_offsets),
 		cmocka_unit_test(test_debuglink),
 		cmocka_unit_test(test_stripped_without_debug),
+		cmocka_unit_test(test_plt),
 		cmocka_unit_test(test_build_id),
 		cmocka_unit_test(test_debug_by_build_id),
 		cmocka_unit_test(test_missing_file),
