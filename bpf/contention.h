@@ -5,6 +5,7 @@
 #ifndef __VMLINUX_H__
 #include <linux/types.h>
 #endif
+#include "sampler.h"
 
 /*
  * Map keys and values of the contention family, shared by
@@ -16,7 +17,6 @@
 #define LS_HIST_SLOTS		40	/* log2(ns) buckets: slot i holds [2^i, 2^(i+1)) ns */
 #define LS_PENDING_SPIN_DEPTH	4	/* nested spinning waits per CPU (task + irq + nmi) */
 #define LS_COMM_LEN		16
-#define LS_MAX_SHIFT		30	/* the lowest sampling probability: 2^-30 */
 
 /* lock:contention_begin flags, include/trace/events/lock.h */
 #define LCB_F_SPIN	(1U << 0)
@@ -84,31 +84,6 @@ struct cont_pending_spin {
 	__u32 depth;
 	__u32 pad;
 	struct cont_pending slot[LS_PENDING_SPIN_DEPTH];
-};
-
-#define LS_SAMPLER_SLOTS	256	/* locks hashed into strata, each with its own p */
-#define LS_SAMPLED_LOCKS	1024	/* per CPU, locks remembered as having had their free stack */
-
-/* A stratum of the stack sampler: the locks hashed to one slot, on one CPU. */
-struct sampler_slot {
-	__u16 count;		/* its waits in this window (saturating) */
-	__u8 target;		/* p = 2^-(target + the sampler's extra): the previous window's rate */
-	__u8 __pad8;
-	__u32 __pad;
-};
-
-/* Per-CPU state of the stack sampler (see sample_shift). */
-struct stack_sampler {
-	__u64 window_start_ns;
-	__u64 last_ns;		/* the clock of the latest wait begun on this CPU */
-	__s32 tokens;		/* stacks this CPU may still take, in 1/1024: a second's at most; < 0: owed */
-	__u32 over;		/* stacks taken without a token in this window */
-	__u32 extra;		/* added to every shift: a storm within the window */
-	__u32 active;		/* slots with waits in this window */
-	__u32 waits;		/* waits in this window, every slot's */
-	__u32 __pad;
-	struct sampler_slot slot[LS_SAMPLER_SLOTS];
-	__u64 sampled[LS_SAMPLED_LOCKS];	/* direct-mapped by the lock's hash: its address */
 };
 
 /*

@@ -18,6 +18,7 @@
 #include <bpf/bpf_tracing.h>
 #include "mmaplock.h"
 #include "targets.bpf.h"
+#include "sampler.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -148,6 +149,30 @@ static __always_inline void end_downgraded(struct pending_key pk, __u64 now)
 	bpf_map_delete_elem(&pending, &pk);
 }
 
+/*
+ * The acquirer's stack, where the sampler gives this acquisition one: a
+ * stack costs microseconds, and page faults take the lock thousands of
+ * times a second. Every acquisition is counted in its process's row all
+ * the same; report weighs the sampled ones for the callers' figures.
+ * True when it took one.
+ */
+static __always_inline bool take_stack(void *ctx, struct mmap_key *row, __u64 now)
+{
+	struct stack_sampler *s = this_sampler();
+	int shift = 0;
+
+	if (s) {
+		s->last_ns = now;
+		shift = sample_shift(s, row->lock_addr);
+	}
+	__builtin_memset(row->frames, 0, sizeof(row->frames));
+	row->shift = shift >= 0 ? shift : LS_MMAP_UNSAMPLED;
+	if (shift < 0)
+		return false;
+	bpf_get_stack(ctx, row->frames, sizeof(row->frames), 0);
+	return true;
+}
+
 static __always_inline int on_acquired(void *ctx, struct mm_struct *mm, bool write, bool ok)
 {
 	__u64 now = bpf_ktime_get_ns(), wait = 0;
@@ -178,8 +203,9 @@ static __always_inline int on_acquired(void *ctx, struct mm_struct *mm, bool wri
 	p->row.lock_addr = pk.lock_addr;
 	p->row.tgid = tgid;
 	p->row.write = pk.write;
-	__builtin_memset(p->row.frames, 0, sizeof(p->row.frames));
-	bpf_get_stack(ctx, p->row.frames, sizeof(p->row.frames), 0);
+	/* The hold starts after our stack: it would add microseconds to the sampled ones. */
+	if (take_stack(ctx, &p->row, now))
+		p->acquired_ns = bpf_ktime_get_ns();
 	v = row_of(&p->row);
 	if (v) {
 		if (ok)

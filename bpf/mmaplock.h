@@ -2,19 +2,27 @@
 #ifndef __LOCKSTAT_MMAPLOCK_H
 #define __LOCKSTAT_MMAPLOCK_H
 
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
 /*
  * mmap_lock waits and holds from the mmap_lock tracepoints: start_locking
  * -> acquire_returned -> released, per lock, process, mode and the short
- * kernel stack of the acquirer. Shared by bpf/mmaplock.bpf.c and
+ * kernel stack of the acquirer, where the stack sampler (sampler.h) gave
+ * the acquisition one. Shared by bpf/mmaplock.bpf.c and
  * lib/record/collect_mmaplock.c; only __u32/__u64.
  */
 #define LS_MMAP_STACK_DEPTH	8	/* = TSTACK_DEPTH */
 
+#define LS_MMAP_UNSAMPLED	0xffff	/* mmap_key.shift: no stack was taken */
+
 struct mmap_key {
 	__u64 lock_addr;	/* &mm->mmap_lock: joins the contention rows */
 	__u32 tgid;
-	__u32 write;
-	__u64 frames[LS_MMAP_STACK_DEPTH];
+	__u16 write;
+	__u16 shift;		/* the stack was taken with probability 2^-shift, or LS_MMAP_UNSAMPLED */
+	__u64 frames[LS_MMAP_STACK_DEPTH];	/* zero where not sampled */
 };
 
 struct mmap_val {

@@ -129,8 +129,9 @@ static bool partial_hold(const struct report *r)
 	return r->view.has_hold && !lock_view__hold_complete(&r->view);
 }
 
+/* approx: the acquisitions, UTIL% and hold total are estimates (a sampled caller). */
 static void put_hold(struct out_table *t, const struct report *r, const struct lock_row_val *v,
-		     const struct hold_val *h)
+		     const struct hold_val *h, bool approx)
 {
 	int i;
 
@@ -141,17 +142,26 @@ static void put_hold(struct out_table *t, const struct report *r, const struct l
 			out_table__none(t);
 		return;
 	}
+	if (approx)
+		out_table__approx(t);
 	out_table__u64(t, h->acquired);
 	out_table__pct(t, hold_con_pct(v, h));
 	out_table__ns(t, h->held ? h->hold_ns / h->held : 0);
 	out_table__ns(t, h->hold_max_ns);
+	if (approx)
+		out_table__approx(t);
 	out_table__pct(t, util_pct(r, h));
+	if (approx)
+		out_table__approx(t);
 	out_table__ns(t, h->hold_ns);
 }
 
-/* From contended to the hold columns; approx: count and total are estimates. */
+/*
+ * From contended to the hold columns; approx: count and total are
+ * estimates; hold_approx: so are the hold sums.
+ */
 static void put_values(struct out_table *t, const struct report *r, const struct lock_row_val *v,
-		       const struct hold_val *h, bool approx)
+		       const struct hold_val *h, bool approx, bool hold_approx)
 {
 	if (approx)
 		out_table__approx(t);
@@ -165,7 +175,7 @@ static void put_values(struct out_table *t, const struct report *r, const struct
 	out_table__ns(t, hist_quantile(v, 0.50));
 	out_table__ns(t, hist_quantile(v, 0.99));
 	out_table__pct(t, pct_cpu(r, v));
-	put_hold(t, r, v, h);
+	put_hold(t, r, v, h, hold_approx);
 }
 
 /* A caller's sample and the 95 % intervals of its estimates; none where it is exact. */
@@ -204,15 +214,16 @@ static void put_row(struct out_table *t, const struct report *r, const struct lo
 		    const struct lock_part *c)
 {
 	bool estimated = e->estimated && (c || r->o.filter.caller);
+	bool hold_estimated = e->hold_estimated && (c || r->o.filter.caller);
 
 	out_table__row_begin(t, c ? 1 : 0);
 	out_table__str(t, c ? "caller" : "lock");
 	out_table__str(t, lock_view__str(&r->view, e->name));
 	out_table__str(t, lock_type_name(e->flags));
 	out_table__str(t, c ? lock_view__str(&r->view, c->caller) : NULL);
-	put_values(t, r, c ? &c->v : &e->v, c ? &c->h : &e->h, estimated);
+	put_values(t, r, c ? &c->v : &e->v, c ? &c->h : &e->h, estimated, hold_estimated);
 	out_table__bool(t, lock_type_is_user(e->flags));
-	put_estimate(t, e, c, estimated);
+	put_estimate(t, e, c, estimated || hold_estimated);
 	out_table__row_end(t);
 }
 
@@ -233,7 +244,7 @@ static void put_gave_up(struct out_table *t, const struct report *r, const struc
 		out_table__str(t, lock_type_name(e->flags));
 		out_table__text(t, name);
 		out_table__str(t, err);
-		put_values(t, r, &e->gave_up[g].v, &none, false);
+		put_values(t, r, &e->gave_up[g].v, &none, false, false);
 		out_table__bool(t, lock_type_is_user(e->flags));
 		out_table__bool(t, false);
 		out_table__row_end(t);
@@ -249,7 +260,7 @@ static void put_total_row(struct out_table *t, const struct report *r, const cha
 	out_table__none(t);
 	out_table__none(t);
 	out_table__none(t);
-	put_values(t, r, v, h, r->view.total_estimated);
+	put_values(t, r, v, h, r->view.total_estimated, r->view.hold_total_estimated);
 	out_table__none(t);
 	out_table__bool(t, r->view.total_estimated);
 	out_table__row_end(t);
@@ -356,6 +367,27 @@ static void print_estimate_note(const struct report *r)
 	printf("# callers: \"~\" marks estimates from the %" PRIu64 " of %" PRIu64 " waits that carried a "
 	       "stack (--stack-rate %s); each lock's own figures count every wait\n#\n",
 	       sampled, waits, profile__meta_or(r->p, "stack_rate", "?"));
+}
+
+/* Where callers' hold figures are estimates: how many acquisitions carried a stack. */
+static void print_hold_estimate_note(const struct report *r)
+{
+	uint64_t sampled = 0, acquired = 0;
+	size_t i;
+
+	for (i = 0; i < r->view.nlocks; i++) {
+		const struct lock_entry *e = &r->view.locks[i];
+
+		if (!e->hold_estimated)
+			continue;
+		acquired += e->h.acquired;
+		sampled += e->hold_sampled;
+	}
+	if (!acquired)
+		return;
+	printf("# callers' acquisitions and holds: \"~\" marks their shares of each lock's exact figures, "
+	       "estimated from the %" PRIu64 " of %" PRIu64 " mmap_lock acquisitions that carried a stack\n#\n",
+	       sampled, acquired);
 }
 
 /* Uprobes detached over their budget measured the start of the run only. */
@@ -496,6 +528,7 @@ int print_locks(const struct report *r)
 	if (r->o.format == OUT_TEXT) {
 		print_hold_note(r);
 		print_estimate_note(r);
+		print_hold_estimate_note(r);
 		print_uprobes_note(r);
 	}
 	print_rows(d, r);

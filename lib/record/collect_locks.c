@@ -34,8 +34,6 @@ static const char *const lost_names[] = {
 #define NLOST_BPF	(sizeof(struct cont_lost) / sizeof(__u64))
 _Static_assert(NLOST == NLOST_BPF + 2, "one name per loss counter, in order");
 
-/* The sampler's window, and the stacks one may take at --stack-rate. */
-#define SAMPLE_WINDOW_NS	10000000ULL
 
 struct locks {
 	struct contention_bpf *skel;
@@ -86,22 +84,14 @@ static void select_programs(struct contention_bpf *s, bool btf)
 	bpf_program__set_autoload(btf ? s->progs.end_tp : s->progs.end_btf, false);
 }
 
-/*
- * Windows of 10 ms, or, below 100 stacks a second, long enough for one.
- * Over its tokens, a window halves the probability every twice its share
- * of the rate: random bunching is rarely halved, a storm is sampled at a
- * falling rate.
- */
 static void set_sampler(struct contention_bpf *s, uint32_t rate)
 {
-	uint64_t window = SAMPLE_WINDOW_NS, share;
+	struct sampler_consts k;
 
-	if (rate && rate < 100)
-		window = 1000000000ULL / rate;
-	share = (uint64_t)rate * window / 1000000000ULL;
-	s->rodata->stack_rate = rate;
-	s->rodata->window_ns = window;
-	s->rodata->window_cap = share ? 2 * share : 2;
+	sampler_consts(rate, &k);
+	s->rodata->stack_rate = k.stack_rate;
+	s->rodata->window_ns = k.window_ns;
+	s->rodata->window_cap = k.window_cap;
 }
 
 static int load_and_attach(struct collector *c, struct locks *l, bool btf)
@@ -123,6 +113,8 @@ static int load_and_attach(struct collector *c, struct locks *l, bool btf)
 	err = collector_prepare_object(c, s->obj);
 	if (!err)
 		err = reuse_guard(c, s->maps.guard);
+	if (!err)
+		err = reuse_sampler(c, s->maps.sampler);
 	if (!err)
 		err = contention_bpf__load(s);
 	if (!err)

@@ -2,7 +2,9 @@
 /*
  * The mmap_lock family (bpf/mmaplock.bpf.c): waits and hold times of
  * every mmap_lock acquisition, handed over as the "mmap_lock" table, and
- * its losses as "mmap_lock.lost".
+ * its losses as "mmap_lock.lost". A row's "shift" is its acquisitions'
+ * stack sampling: taken with probability 2^-shift, or none taken
+ * (LS_MMAP_UNSAMPLED, an empty stack).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,7 +17,7 @@
 #include "mmaplock.skel.h"
 
 enum {
-	MC_LOCK, MC_PID, MC_WRITE, MC_STACK,
+	MC_LOCK, MC_PID, MC_WRITE, MC_STACK, MC_SHIFT,
 	MC_ACQUIRED, MC_FAILED, MC_WAIT, MC_WAIT_MAX, MC_HELD, MC_HOLD, MC_HOLD_MAX,
 	MC__COUNT,
 };
@@ -25,6 +27,7 @@ static const struct tcol mmap_cols[MC__COUNT] = {
 	[MC_PID] = { "pid", TCOL_KEY },
 	[MC_WRITE] = { "write", TCOL_KEY },
 	[MC_STACK] = { "stack", TCOL_KEY_KSTACK },
+	[MC_SHIFT] = { "shift", TCOL_KEY },
 	[MC_ACQUIRED] = { "acquired", TCOL_SUM },
 	[MC_FAILED] = { "failed", TCOL_SUM },
 	[MC_WAIT] = { "wait_ns", TCOL_SUM },
@@ -92,6 +95,7 @@ static int row_keys(void *ctx, const void *key, uint64_t *row, void *stack)
 	row[MC_LOCK] = k->lock_addr;
 	row[MC_PID] = k->tgid;
 	row[MC_WRITE] = k->write;
+	row[MC_SHIFT] = k->shift;
 	return 0;
 }
 
@@ -111,6 +115,7 @@ static int init_sources(struct collector *c, struct mmaplock *m)
 static int mmaplock_open(struct collector *c, const struct features *f, struct family_status *st,
 			 void **privp)
 {
+	struct sampler_consts k;
 	struct mmaplock *m;
 	int nargs, err = choose(f, &nargs, st);
 
@@ -124,10 +129,16 @@ static int mmaplock_open(struct collector *c, const struct features *f, struct f
 	if (!m->skel)
 		return -ENOMEM;
 	m->skel->rodata->filter_targets = c->o.filter_targets;
+	sampler_consts(c->o.stack_rate, &k);
+	m->skel->rodata->stack_rate = k.stack_rate;
+	m->skel->rodata->window_ns = k.window_ns;
+	m->skel->rodata->window_cap = k.window_cap;
 	set_layout(m->skel, nargs == 3);	/* (mm, memcg_path, write) */
 	err = init_sources(c, m);
 	if (!err)
 		err = collector_prepare_object(c, m->skel->obj);
+	if (!err)
+		err = reuse_sampler(c, m->skel->maps.sampler);
 	if (!err)
 		err = mmaplock_bpf__load(m->skel);
 	if (!err)
@@ -175,7 +186,7 @@ static const struct bpf_object *mmaplock_object(const void *priv)
 
 const struct family_ops mmap_lock_family = {
 	.name = "mmap_lock",
-	.what = "mmap_lock tracepoints: wait and hold of every acquisition",
+	.what = "mmap_lock tracepoints: wait and hold of every acquisition, sampled stacks",
 	.choose_mode = mmaplock_choose_mode,
 	.open = mmaplock_open,
 	.drain = mmaplock_drain,

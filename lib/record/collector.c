@@ -17,6 +17,7 @@
 #include "record/maptrack.h"
 #include "base/log.h"
 #include "targets.h"
+#include "sampler.h"
 #include "targets.skel.h"
 #include "base/buf.h"
 
@@ -233,6 +234,37 @@ int reuse_guard(struct collector *c, struct bpf_map *guard)
 }
 
 /*
+ * Windows of 10 ms, or, below 100 stacks a second, long enough for one.
+ * Over its tokens, a window halves the probability every twice its share
+ * of the rate: random bunching is rarely halved, a storm is sampled at a
+ * falling rate.
+ */
+#define SAMPLE_WINDOW_NS	10000000ULL
+
+void sampler_consts(uint32_t rate, struct sampler_consts *out)
+{
+	uint64_t window = SAMPLE_WINDOW_NS, share;
+
+	if (rate && rate < 100)
+		window = 1000000000ULL / rate;
+	share = (uint64_t)rate * window / 1000000000ULL;
+	out->stack_rate = rate;
+	out->window_ns = window;
+	out->window_cap = share ? 2 * share : 2;
+}
+
+int reuse_sampler(struct collector *c, struct bpf_map *sampler)
+{
+	if (c->sampler_fd < 0) {
+		c->sampler_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "sampler", sizeof(__u32),
+					       sizeof(struct stack_sampler), 1, NULL);
+		if (c->sampler_fd < 0)
+			return -errno;
+	}
+	return bpf_map__reuse_fd(sampler, c->sampler_fd);
+}
+
+/*
  * lockstat's PID namespace when it is not the initial one (a container):
  * the PIDs it knows, and /proc's, are that namespace's, not BPF's.
  */
@@ -384,6 +416,7 @@ int collector__open(struct collector **cp, const struct collector_opts *o,
 	c->epoll_fd = -1;
 	find_pidns(c);
 	c->guard_fd = -1;
+	c->sampler_fd = -1;
 	c->ncpus = libbpf_num_possible_cpus();
 	if (c->ncpus <= 0) {
 		snprintf(why, len, "cannot count possible CPUs");
@@ -432,6 +465,8 @@ void collector__free(struct collector *c)
 		close(c->stats_fd);
 	if (c->guard_fd >= 0)
 		close(c->guard_fd);
+	if (c->sampler_fd >= 0)
+		close(c->sampler_fd);
 	targets_bpf__destroy(c->targets);
 	free(c);
 }

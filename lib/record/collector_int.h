@@ -81,6 +81,7 @@ struct collector {
 	struct window_cost { uint64_t events, run_ns; } stats_sum[FAMILY_COUNT + 1],
 		stats_base[FAMILY_COUNT + 1];
 	int guard_fd;		/* bpf/guard.bpf.h's map, shared; -1 until asked for */
+	int sampler_fd;		/* bpf/sampler.bpf.h's map, shared; -1 until asked for */
 	struct targets_bpf *targets;
 	uint64_t pidns_dev;	/* lockstat's PID namespace, 0: the initial one */
 	uint64_t pidns_ino;
@@ -114,6 +115,20 @@ int collector_drain_source(struct collector *c, struct tsource *src, struct htab
 int collector_prepare_object(struct collector *c, struct bpf_object *obj);
 /* Point a family's "guard" (bpf/guard.bpf.h) at the one all families share. */
 int reuse_guard(struct collector *c, struct bpf_map *guard);
+
+/* The stack sampler's constants (bpf/sampler.bpf.h) for --stack-rate. */
+struct sampler_consts {
+	uint32_t stack_rate;
+	uint64_t window_ns;
+	uint32_t window_cap;
+};
+
+void sampler_consts(uint32_t rate, struct sampler_consts *out);
+/*
+ * Point a family's "sampler" (bpf/sampler.bpf.h) at the one all families
+ * that take kernel stacks of lock events share: one budget per CPU.
+ */
+int reuse_sampler(struct collector *c, struct bpf_map *sampler);
 /* Children of the workload that could not be followed. */
 uint64_t collector__targets_full(const struct collector *c);
 /* The sampler's new-process announcements waiting in its ring buffer (collect_sample.c). */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "base/buf.h"
 #include "format/locktype.h"
+#include "mmaplock.h"
 #include "view/anon.h"
 #include "view/match.h"
 #include "view/view_locks.h"
@@ -473,6 +474,39 @@ static struct lock_part *same_function(const struct lock_view *v, struct lock_en
 	return NULL;
 }
 
+/* A sampled row's acquisitions, each counting 2^shift times (its max is its own). */
+static struct hold_val weigh_hold(const struct hold_val *h, uint64_t shift)
+{
+	struct hold_val w = *h;
+
+	w.acquired <<= shift;
+	w.held <<= shift;
+	w.hold_ns <<= shift;
+	return w;
+}
+
+/*
+ * A row of acquisitions none of which carried a stack: the lock's
+ * figures only (none with a caller filter, which they cannot match).
+ */
+static int add_unsampled_hold(struct lock_view *v, struct htab *index, uint32_t name, uint32_t flags,
+			      const struct hold_val *h, const struct lock_filter *f)
+{
+	struct lock_entry *e;
+
+	if (!glob_ok(f->lock, lock_view__str(v, name)) || f->caller ||
+	    (f->type && !lock_type_matches(f->type, flags)))
+		return 0;
+	e = find_lock(v, index, name, flags);
+	if (!e)
+		return -ENOMEM;
+	e->hold_estimated = true;
+	hold_merge(&e->h, h);
+	hold_merge(&v->hold_total, h);
+	v->has_hold = true;
+	return 0;
+}
+
 static int add_hold_row(struct lock_view *v, struct htab *index, const struct htab *names,
 			const struct hold_source *src, const struct ptable *t, const uint64_t *row,
 			const struct lock_filter *f)
@@ -480,7 +514,9 @@ static int add_hold_row(struct lock_view *v, struct htab *index, const struct ht
 	int lc = ptable__col(t, "lock"), sc = ptable__col(t, "stack"), kc = ptable__col(t, src->kind_col);
 	int ac = ptable__col(t, "acquired"), hc = ptable__col(t, "held");
 	int nc = ptable__col(t, "hold_ns"), mc = ptable__col(t, "hold_max_ns");
-	struct hold_val h = { .has_hold = true };
+	int shc = ptable__col(t, "shift");	/* none: every acquisition has its stack */
+	uint64_t shift = shc >= 0 ? row[shc] : 0;
+	struct hold_val h = { .has_hold = true }, w;
 	char caller[256];
 	uint32_t name, caller_id, flags;
 	struct lock_entry *e;
@@ -493,6 +529,16 @@ static int add_hold_row(struct lock_view *v, struct htab *index, const struct ht
 	if (lc < 0 || sc < 0 || kc < 0 || ac < 0 || hc < 0 || nc < 0 || mc < 0)
 		return 0;	/* not the columns this lockstat knows */
 	flags = src->fixed_name ? (row[kc] ? LCB_F_WRITE : LCB_F_READ) : kind_flags(row[kc]);
+	h.acquired = row[ac];
+	h.held = row[hc];
+	h.hold_ns = row[nc];
+	h.hold_max_ns = row[mc];
+	if (shift == LS_MMAP_UNSAMPLED && src->fixed_name) {
+		err = intern(v, src->fixed_name, &name);
+		return err ? err : add_unsampled_hold(v, index, name, flags, &h, f);
+	}
+	if (shift > LS_MAX_SHIFT)
+		return 0;	/* not a shift this lockstat writes */
 	profile__caller(v->p, (int32_t)row[sc], caller, sizeof(caller));
 	if (src->fixed_name)
 		err = intern(v, src->fixed_name, &name);
@@ -505,10 +551,6 @@ static int add_hold_row(struct lock_view *v, struct htab *index, const struct ht
 	if (!glob_ok(f->lock, lock_view__str(v, name)) || !glob_ok(f->caller, caller) ||
 	    (f->type && !lock_type_matches(f->type, flags)))
 		return 0;
-	h.acquired = row[ac];
-	h.held = row[hc];
-	h.hold_ns = row[nc];
-	h.hold_max_ns = row[mc];
 	e = find_lock(v, index, name, flags);
 	if (!e)
 		return -ENOMEM;
@@ -517,9 +559,15 @@ static int add_hold_row(struct lock_view *v, struct htab *index, const struct ht
 		c = find_part(&e->callers, &e->ncallers, caller_id, 0);
 	if (!c)
 		return -ENOMEM;
-	hold_merge(&e->h, &h);
-	hold_merge(&c->h, &h);
-	hold_merge(&v->hold_total, &h);
+	w = weigh_hold(&h, shift);
+	e->hold_estimated |= shift > 0;
+	if (shc >= 0)
+		e->hold_sampled += h.acquired;
+	v->hold_total_estimated |= f->caller && shift > 0;
+	/* With a caller filter the lock's figures are its callers' estimates. */
+	hold_merge(&e->h, f->caller ? &w : &h);
+	hold_merge(&c->h, &w);
+	hold_merge(&v->hold_total, f->caller ? &w : &h);
 	v->has_hold = true;
 	return 0;
 }
@@ -1075,6 +1123,38 @@ static void scale_estimated_waits(struct lock_view *v)
 	}
 }
 
+/* The callers' estimated hold figures, as their shares of the lock's exact ones. */
+static uint64_t share_of(uint64_t part, double sum, uint64_t exact)
+{
+	return sum > 0 ? (uint64_t)llround((double)part / sum * (double)exact) : 0;
+}
+
+static void scale_estimated_holds(struct lock_view *v)
+{
+	double acquired, held, hold_ns;
+	struct lock_entry *e;
+	size_t i, j;
+
+	for (i = 0; i < v->nlocks; i++) {
+		e = &v->locks[i];
+		if (!e->hold_estimated)
+			continue;
+		acquired = held = hold_ns = 0;
+		for (j = 0; j < e->ncallers; j++) {
+			acquired += (double)e->callers[j].h.acquired;
+			held += (double)e->callers[j].h.held;
+			hold_ns += (double)e->callers[j].h.hold_ns;
+		}
+		for (j = 0; j < e->ncallers; j++) {
+			struct hold_val *h = &e->callers[j].h;
+
+			h->acquired = share_of(h->acquired, acquired, e->h.acquired);
+			h->held = share_of(h->held, held, e->h.held);
+			h->hold_ns = share_of(h->hold_ns, hold_ns, e->h.hold_ns);
+		}
+	}
+}
+
 /* The total's hold figures are over the locks that have them: which, and their waits. */
 static void total_held(struct lock_view *v)
 {
@@ -1210,6 +1290,8 @@ static int build(struct lock_view *v, const struct profile *p, const struct prof
 		total_held(v);
 	if (!err && !f->caller)	/* with a caller filter, the lock's figures are estimates too */
 		scale_estimated_waits(v);
+	if (!err && !f->caller)
+		scale_estimated_holds(v);
 	if (!err && keep_rows && !f->caller)
 		err = rows_to_lock_totals(v, &index);
 	htab_free(&given);

@@ -73,6 +73,14 @@ struct lock_entry {
 	struct lock_row_val v;
 	struct hold_val h;
 	bool estimated;		/* its callers' and stacks' figures are estimates */
+	/*
+	 * Its callers' hold figures are estimates: only a sample of its
+	 * acquisitions carried a stack (mmap_lock). Each caller has its share
+	 * of the lock's exact figures, by its weighted (1/p) acquisitions,
+	 * releases and hold time; its hold max is the sampled ones'.
+	 */
+	bool hold_estimated;
+	uint64_t hold_sampled;	/* then: its acquisitions that carried a stack */
 	struct lock_part *callers;
 	size_t ncallers;
 	struct lock_part *stacks;
@@ -110,6 +118,7 @@ struct lock_view {
 	struct lock_row_val held_total;	/* the waits of those locks */
 	size_t nheld;		/* how many locks have hold data */
 	bool has_hold;		/* some lock has hold data */
+	bool hold_total_estimated;	/* a caller filter made hold_total a sum of estimates */
 	struct htab mmap_locks;	/* while building: addresses the mmap_lock table covers */
 	struct htab anon;	/* while building: anonymous lock address -> name id */
 	struct htab str_index;	/* string hash -> id + 1 (intern) */

@@ -162,6 +162,18 @@ concurrency_skip() {
 	skip_check CONCURRENCY "$1" "the workers ran at once only ${overlap:-?} of the time (machine busy)"
 }
 
+# csv_sum FILE COLUMN: the sum of a CSV column, found by its header.
+csv_sum() {
+	awk -F, -v col="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
+		c { n += $c } END { print n + 0 }' "$1"
+}
+
+# csv_count FILE COLUMN VALUE: the rows whose COLUMN is VALUE.
+csv_count() {
+	awk -F, -v col="$2" -v val="$3" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
+		c && $c == val { n++ } END { print n + 0 }' "$1"
+}
+
 done_testing() {
 	echo "# $test_name: $n_ok passed, $n_fail failed, $n_skip skipped"
 	[ "$n_fail" = 0 ]

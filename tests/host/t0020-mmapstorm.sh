@@ -38,7 +38,25 @@ if has_tracepoint mmap_lock mmap_lock_start_locking mmap_lock_acquire_returned m
 		test "$w" -ge $((2 * ${ops:-0})) -a "$w" -le $((2 * ${ops:-0} + 200))
 	"$LOCKSTAT" report -i mm.data --view tables --table mmap_lock -f csv >t.csv
 	check "the raw mmap_lock table sums to the view's acquisitions" \
-		test "$(awk -F, 'NR > 1 { n += $5 } END { print n }' t.csv)" = "$(jq "[$lock | .acquired] | add" mm.json)"
+		test "$(csv_sum t.csv acquired)" = "$(jq "[$lock | .acquired] | add" mm.json)"
+	# Stacks are sampled (--stack-rate): the rows without one count in
+	# the lock's figures only, and its callers' are their shares of them.
+	check "some acquisitions carried no stack, some did ($(csv_count t.csv shift 65535) rows without)" \
+		test "$(csv_count t.csv shift 65535)" -gt 0 -a "$(awk 'END { print NR }' t.csv)" -gt 2
+	check "no caller stands for the acquisitions without a stack" \
+		jqe "[$lock | .callers[] | select(.symbol | startswith(\"[\"))] | length == 0" mm.json
+	check "the callers' acquisitions are marked estimates and add up to their lock's" \
+		jqe "[$lock | (.callers | all(.estimated)) and (([.callers[].acquired] | add) - .acquired | fabs) <= (.callers | length)] | length == 2 and all" mm.json
+	check "the report says how many acquisitions carried a stack" \
+		grep -q "estimated from the [0-9]* of [0-9]* mmap_lock acquisitions that carried a stack" \
+		<("$LOCKSTAT" report -i mm.data --lock 'mm_struct.mmap_lock')
+	# --stack-rate 0: every acquisition has its stack, every caller is exact.
+	"$LOCKSTAT" record -q --stack-rate 0 -o all.data -- "$WL/mmapstorm" -t 2 -d 1 >/dev/null
+	"$LOCKSTAT" report -i all.data -f json >all.json
+	"$LOCKSTAT" report -i all.data --view tables --table mmap_lock -f csv >all.csv
+	check "--stack-rate 0: a stack for every acquisition" test "$(csv_count all.csv shift 0)" = "$(awk 'END { print NR - 1 }' all.csv)"
+	check "--stack-rate 0: the callers are exact and add up to their lock's" \
+		jqe "[$lock | (.callers | all(.estimated | not)) and ([.callers[].acquired] | add) == .acquired] | length == 2 and all" all.json
 	"$LOCKSTAT" record -q -e sample -o s.data -- true
 	"$LOCKSTAT" report -i s.data -f json >s.json
 	check "without locks no hold columns are claimed" jqe '.total | has("acquired") | not' s.json

@@ -25,6 +25,7 @@
 #include "format/profile.h"
 #include "format/store.h"
 #include "view/view_locks.h"
+#include "mmaplock.h"
 #include "fixtures.h"
 
 /* Kernel text added to the fixture's symbols. */
@@ -671,6 +672,27 @@ static void write_view_profile(int fd)
 	ksyms_free(&ks);
 }
 
+/* A profile of one table, one bucket, read back. */
+static struct profile *one_table_profile(const struct tschema *schema, uint64_t *rows, size_t n)
+{
+	struct profile *p = NULL;
+	struct pwriter *w;
+	struct ksyms ks;
+	char path[64], msg[256] = "";
+	int fd = fx_tmpfile(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(test_ksyms(&ks), 0);
+	w = open_writer(fd, &ks);
+	put_table(w, T2_T0, T2_T1, schema, rows, n);
+	close_writer(w);
+	ksyms_free(&ks);
+	close(fd);
+	assert_int_equal(profile__read(path, &p, msg, sizeof(msg)), 0);
+	unlink(path);
+	return p;
+}
+
 /*
  * A lock known from the hold table only, taken from two functions, is one
  * lock named by the one with the most acquisitions, not one per caller.
@@ -682,24 +704,11 @@ static void test_view_hold_only_busiest(void **state)
 		{ T_UNKNOWN_LOCK, 2, tptr(&hs_files), 9, 9, 900, 200, 0 },
 	};
 	const struct lock_filter any = { .pid = -1 };
+	struct profile *p = one_table_profile(&hold_schema, &hold[0][0], 2);
 	const struct lock_entry *e;
-	struct profile *p = NULL;
 	struct lock_view v;
-	struct pwriter *w;
-	struct ksyms ks;
-	char path[64], msg[256] = "";
-	int fd = fx_tmpfile(path);
 
 	(void)state;
-	assert_true(fd >= 0);
-	assert_int_equal(test_ksyms(&ks), 0);
-	w = open_writer(fd, &ks);
-	put_table(w, T2_T0, T2_T1, &hold_schema, &hold[0][0], 2);
-	close_writer(w);
-	ksyms_free(&ks);
-	close(fd);
-	assert_int_equal(profile__read(path, &p, msg, sizeof(msg)), 0);
-	unlink(path);
 	assert_int_equal(lock_view__build(&v, p, &any), 0);
 	assert_int_equal(v.nlocks, 1);
 	e = &v.locks[0];
@@ -820,6 +829,85 @@ static void test_view_mmap_lock(void **state)
 	assert_int_equal(e->ncallers, 1);
 	assert_string_equal(lock_view__str(&v, e->callers[0].caller), "other_fn+0x10");
 	lock_view__free(&v);
+}
+
+/* The mmap_lock table as lockstat writes it now: with each row's stack sampling. */
+enum {
+	MS_LOCK, MS_PID, MS_WRITE, MS_STACK, MS_SHIFT, MS_ACQUIRED, MS_FAILED, MS_WAIT, MS_WAIT_MAX,
+	MS_HELD, MS_HOLD, MS_HOLD_MAX, MS__N,
+};
+static const struct tcol mmap_sampled_cols[MS__N] = {
+	[MS_LOCK] = { "lock", TCOL_KEY },
+	[MS_PID] = { "pid", TCOL_KEY },
+	[MS_WRITE] = { "write", TCOL_KEY },
+	[MS_STACK] = { "stack", TCOL_KEY_KSTACK },
+	[MS_SHIFT] = { "shift", TCOL_KEY },
+	[MS_ACQUIRED] = { "acquired", TCOL_SUM },
+	[MS_FAILED] = { "failed", TCOL_SUM },
+	[MS_WAIT] = { "wait_ns", TCOL_SUM },
+	[MS_WAIT_MAX] = { "wait_max_ns", TCOL_MAX },
+	[MS_HELD] = { "held", TCOL_SUM },
+	[MS_HOLD] = { "hold_ns", TCOL_SUM },
+	[MS_HOLD_MAX] = { "hold_max_ns", TCOL_MAX },
+};
+static const struct tschema mmap_sampled_schema = { "mmap_lock", MS__N, mmap_sampled_cols };
+
+static struct profile *sampled_mmap_profile(void)
+{
+	/*
+	 * Write acquisitions: 100 without a stack; vm_mmap_pgoff's 3 sampled
+	 * at p = 1/4 (12 estimated), other_fn's 4 at p = 1 (4): 107 in all.
+	 */
+	uint64_t mm[][MS__N] = {
+		{ T_MM_LOCK, 100, 1, tptr(NULL), LS_MMAP_UNSAMPLED, 100, 0, 0, 0, 100, 100000, 5000 },
+		{ T_MM_LOCK, 100, 1, tptr(&hs_mm_write), 2, 3, 0, 0, 0, 3, 1500, 900 },
+		{ T_MM_LOCK, 100, 1, tptr(&hs_mm_read), 0, 4, 0, 0, 0, 4, 2000, 700 },
+	};
+
+	return one_table_profile(&mmap_sampled_schema, &mm[0][0], 3);
+}
+
+/*
+ * Sampled mmap_lock stacks: the lock's figures count every acquisition;
+ * its callers' are estimates (2^shift each), scaled to the lock's exact
+ * figures, and no caller stands for the acquisitions without a stack.
+ */
+static void test_view_mmap_sampled(void **state)
+{
+	struct lock_filter f = { .pid = -1 };
+	struct profile *p = sampled_mmap_profile();
+	const struct lock_entry *e;
+	const struct lock_part *c;
+	struct lock_view v;
+
+	(void)state;
+	assert_int_equal(lock_view__build(&v, p, &f), 0);
+	e = view_lock(&v, "mm_struct.mmap_lock", LCB_F_WRITE);
+	assert_non_null(e);
+	assert_true(e->hold_estimated);
+	assert_true(e->hold_sampled == 7);
+	expect_hold(&e->h, 107, 107, 103500, 5000);
+	assert_int_equal(e->ncallers, 2);
+	assert_null(view_caller(&v, e, "[no stack]"));
+	/* 12 and 4 of 16 estimated; hold 6000 and 2000 of 8000 ns. */
+	c = view_caller(&v, e, "vm_mmap_pgoff+0x24");
+	assert_non_null(c);
+	expect_hold(&c->h, 80, 80, 77625, 900);
+	c = view_caller(&v, e, "other_fn+0x10");
+	assert_non_null(c);
+	expect_hold(&c->h, 27, 27, 25875, 700);
+	assert_true(v.hold_total.acquired == 107);
+	lock_view__free(&v);
+
+	/* A caller filter: the lock's figures are its matching caller's estimates. */
+	f.caller = "vm_mmap_pgoff*";
+	assert_int_equal(lock_view__build(&v, p, &f), 0);
+	e = view_lock(&v, "mm_struct.mmap_lock", LCB_F_WRITE);
+	assert_non_null(e);
+	expect_hold(&e->h, 12, 12, 6000, 900);
+	assert_true(v.hold_total_estimated);
+	lock_view__free(&v);
+	profile__free(p);
 }
 
 /* hold rows: named from the contention rows, lock_names, or the caller. */
@@ -1183,6 +1271,7 @@ int main(void)
 		cmocka_unit_test(test_table_schema_change),
 		cmocka_unit_test(test_table_schema_same),
 		cmocka_unit_test_setup_teardown(test_view_mmap_lock, setup_view, teardown_view),
+		cmocka_unit_test(test_view_mmap_sampled),
 		cmocka_unit_test_setup_teardown(test_view_hold, setup_view, teardown_view),
 		cmocka_unit_test_setup_teardown(test_view_lock_names, setup_view, teardown_view),
 		cmocka_unit_test_setup_teardown(test_view_hold_filters, setup_view, teardown_view),

@@ -75,7 +75,8 @@ check_locks() {
 # the same acquisitions of the workload's mmap_lock.
 check_twice() {
 	"$LOCKSTAT" report -i "$1.data" --view tables --table mmap_lock -f csv >"$1.mmap.csv" || return
-	t=$(awk -F, 'NR > 1 { n += $5 } END { print n + 0 }' "$1.mmap.csv")
+	t=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "acquired") c = i; next }
+		{ n += $c } END { print n + 0 }' "$1.mmap.csv")
 	h=$(awk -F, 'NR == FNR { if (FNR > 1) mm[$1] = 1; next }
 		FNR > 1 && ($1 in mm) && ($2 == 3 || $2 == 4) { n += $4 } END { print n + 0 }' "$1.mmap.csv" "$1.hold.csv")
 	check "$1: hold and the mmap_lock tracepoints agree on mmap_lock acquisitions within 1% ($h, $t)" \
