@@ -1018,8 +1018,8 @@ static void say_probe_costs(const struct session *s)
 	int i, n;
 
 	if (collector__stats_cycled(s->col))
-		pr_notice("probe costs measured over %.2f s of the %.2f s (kernel.bpf_stats on %d ms a second)\n",
-			  measured / 1e9, secs, STATS_ON_MS);
+		pr_notice("probe costs measured over %.2f s of the %.2f s (kernel.bpf_stats on %d ms of every %d)\n",
+			  measured / 1e9, secs, STATS_ON_MS, STATS_PERIOD_MS);
 	if (measured)
 		secs = measured / 1e9;
 

@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/epoll.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -646,6 +648,19 @@ static bool stats_held_elsewhere(void)
 	return on != 0;
 }
 
+/* A random number in [0, n): the kernel's, else the clock's low bits. */
+static uint64_t random_below(uint64_t n)
+{
+	uint64_t r;
+	struct timespec ts;
+
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r)) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		r = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ULL;
+	}
+	return n ? r % n : 0;
+}
+
 void collector__cycle_stats(struct collector *c, uint64_t now)
 {
 	if (!c->stats_wanted)
@@ -659,7 +674,7 @@ void collector__cycle_stats(struct collector *c, uint64_t now)
 		return;
 	}
 	c->stats_cycled = true;
-	c->stats_next = now;
+	c->stats_next = now + random_below(STATS_PERIOD_MS * 1000000ULL);
 	collector__stats_tick(c, now);
 }
 

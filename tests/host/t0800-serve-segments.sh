@@ -17,7 +17,7 @@ serve_start ring -D "$D" -s 2 -k 3 -t || { not_ok "serve starts"; done_testing; 
 "$WL/fdstorm" -t 2 -d 7 -q >/dev/null &
 fd=$!
 # kernel.bpf_stats costs every BPF program run two clock reads: serve,
-# as record, holds its descriptor 100 ms of every second only.
+# as record, holds its descriptor 25 ms of every 250 only.
 stats_on=$(stats_fd_looks "$SERVE_PID" 150) stats_off=$((150 - stats_on))
 wait $fd
 sleep 1
