@@ -45,7 +45,7 @@ static void usage(FILE *f)
 		"      --attach MODE      auto, tp, tp_btf, tracepoint, fentry or kprobe (default\n"
 		"                         auto); fentry/kprobe choose how fd attaches\n"
 		"      --bucket SECS      drain the kernel maps every SECS (default 1; 0.01 to 3600)\n"
-		"      --stack-rate N     kernel stacks taken per second per CPU (default 1000;\n"
+		"      --stack-rate N     kernel stacks taken per second per CPU (default 250;\n"
 		"                         0: one for every wait); waits are always all counted\n"
 		"  -M, --map-entries N    rows the kernel can hold (default 16384)\n"
 		"      --metric REGEX     the workload's own figure: the last stdout line matching\n"

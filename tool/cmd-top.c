@@ -51,7 +51,7 @@ static void usage(FILE *f)
 		"  -F, --freq HZ          samples per second per CPU (default 99)\n"
 		"      --hold             add hold times of kernel locks (costly, see lockstat-record(1))\n"
 		"      --attach MODE      auto, tp, tp_btf, tracepoint, fentry or kprobe (default auto)\n"
-		"      --stack-rate N     kernel stacks taken per second per CPU (default 1000)\n"
+		"      --stack-rate N     kernel stacks taken per second per CPU (default 250)\n"
 		"  -M, --map-entries N    rows the kernel can hold (default 16384)\n"
 		"  -v, --verbose          say more\n"
 		"  -q, --quiet            only errors\n"

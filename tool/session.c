@@ -47,7 +47,7 @@ void session__init(struct session *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->o = (struct session_opts){ .output = "lockstat.data", .bucket = 1.0, .mode = ATTACH_AUTO,
-		.stack_rate = 1000, .families = FAMILY_DEFAULT, .sample_freq = 99 };
+		.stack_rate = 250, .families = FAMILY_DEFAULT, .sample_freq = 99 };
 	s->fd = s->sigfd = s->pidfd = s->wl_out_fd = -1;
 	s->out.fd = -1;
 	s->cgroup.fd = -1;

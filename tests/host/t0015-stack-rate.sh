@@ -96,6 +96,15 @@ check "--stack-rate 200, 16 processes: every lock has a caller" \
 	jqe '[.locks[] | select(.contended > 0) | .callers | length > 0] | length > 0 and all' many.json
 check "--stack-rate 200, 16 processes: the callers add up to the lock's count" consistent many.json
 
+# The default: 250 stacks a second per CPU (the stacks are most of what
+# the lock probes cost a workload of many locks: lockstat-record(1)).
+"$LOCKSTAT" record -q -e locks,-mmap_lock -o def.data -- "$WL/fdstorm" -t 2 -d 2 >/dev/null
+"$LOCKSTAT" report -i def.data -f json >def.json
+sampled=$(jq '[.locks[] | .callers[] | .sampled // .contended] | add // 0' def.json)
+check "the default rate is 250 ($(jq .meta.stack_rate def.json))" jqe '.meta.stack_rate == 250' def.json
+check "and fdstorm, 2 s, takes at most ~250 stacks/s per CPU ($sampled <= $((250 * cpus * 4)))" \
+	test "$sampled" -gt 0 -a "$sampled" -le $((250 * cpus * 4))
+
 "$LOCKSTAT" record --stack-rate -5 -- true 2>/dev/null
 check "--stack-rate with a negative number: exit 2" test $? = 2
 done_testing
