@@ -12,8 +12,12 @@ three=$(jq '[.functions[] | select(.symbol == "hot_three") | .samples] | add // 
 one=$(jq '[.functions[] | select(.symbol == "hot_one") | .samples] | add // 0' hot.json)
 echo "# hot_three $three, hot_one $one"
 check "hot_three and hot_one are both sampled ($three, $one)" test "$three" -gt 100 -a "$one" -gt 30
-check "their ratio is 3:1 within 10 % ($three:$one)" \
-	awk -v a="$three" -v b="$one" 'BEGIN { if (b <= 0) exit 1; r = a / b; exit !(r >= 2.7 && r <= 3.3) }'
+# hot_three's share of the two is 3/4, within sampling error: 4.5
+# binomial standard errors (about +-0.035 for 3 000 samples, a ratio of
+# 2.6 to 3.6). A fixed 10 % on the ratio was 2.4 of them: CI saw 3.39.
+check "their ratio is 3:1 within sampling error ($three:$one)" \
+	awk -v a="$three" -v b="$one" 'BEGIN { n = a + b; if (n <= 0) exit 1; se = sqrt(0.75 * 0.25 / n)
+		d = a / n - 0.75; exit !(d <= 4.5 * se && d >= -4.5 * se) }'
 check "user hits name their module (the deleted binary's path)" \
 	jqe '[.functions[] | select(.symbol == "hot_three") | .module | endswith("/hotspots")] | length > 0 and all' hot.json
 check "functions carry symbol, module, kernel and samples" \
