@@ -218,14 +218,28 @@ static void rotate(struct serve *v, uint64_t at_ns)
 		pr_notice("writing segments again: %s/%s\n", v->o.dir, v->name);
 }
 
+/*
+ * When the bucket just written was due, on the wall clock: a bucket
+ * written late (a busy machine, the reading back before this) must not
+ * move a boundary, or a segment would lose a bucket to the next one.
+ */
+static uint64_t bucket_due_wall(const struct serve *v, uint64_t wall)
+{
+	uint64_t mono = now_ns(), due = v->s.next_t - (uint64_t)(v->s.o.bucket * NSEC_PER_SEC);
+	uint64_t late = mono > due ? mono - due : 0;
+
+	return wall > late ? wall - late : wall;
+}
+
 void serve__segments(struct serve *v)
 {
 	uint64_t now = wall_ns(), half_bucket = v->s.o.bucket * NSEC_PER_SEC / 2;
+	uint64_t due = bucket_due_wall(v, now);
 
-	if (now + half_bucket >= v->next_boundary_ns) {
+	if (due + half_bucket >= v->next_boundary_ns) {
 		uint64_t at = v->next_boundary_ns;
 
-		set_boundary(v, now + half_bucket);
+		set_boundary(v, due + half_bucket);
 		rotate(v, at);
 	} else if (v->rotate_asked) {
 		rotate(v, now);
