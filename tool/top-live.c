@@ -36,7 +36,7 @@ struct live {
 
 /*
  * The probes' runs and their cost since the last interval the stats were
- * on in: an interval shorter than their period of a second may have none,
+ * on in: an interval shorter than their period (250 ms) may have none,
  * and keeps the figures of the last one that had. False when not measured.
  */
 static bool probe_costs(struct live *l, double *events_per_s, double *pct)

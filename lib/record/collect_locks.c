@@ -84,16 +84,6 @@ static void select_programs(struct contention_bpf *s, bool btf)
 	bpf_program__set_autoload(btf ? s->progs.end_tp : s->progs.end_btf, false);
 }
 
-static void set_sampler(struct contention_bpf *s, uint32_t rate)
-{
-	struct sampler_consts k;
-
-	sampler_consts(rate, &k);
-	s->rodata->stack_rate = k.stack_rate;
-	s->rodata->window_ns = k.window_ns;
-	s->rodata->window_cap = k.window_cap;
-}
-
 static int load_and_attach(struct collector *c, struct locks *l, bool btf)
 {
 	struct contention_bpf *s = contention_bpf__open();
@@ -104,7 +94,7 @@ static int load_and_attach(struct collector *c, struct locks *l, bool btf)
 		return -errno;
 	s->rodata->filter_targets = o->filter_targets;
 	s->rodata->per_task = o->per_task;
-	set_sampler(s, o->stack_rate);
+	set_sampler_rodata(s->rodata, o->stack_rate);
 	bpf_program__set_autoattach(s->progs.waiting_tasks, false);
 	s->rodata->lockname_slab = lockname__want_slab(l->names);
 	if (o->stats_entries)

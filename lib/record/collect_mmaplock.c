@@ -115,7 +115,6 @@ static int init_sources(struct collector *c, struct mmaplock *m)
 static int mmaplock_open(struct collector *c, const struct features *f, struct family_status *st,
 			 void **privp)
 {
-	struct sampler_consts k;
 	struct mmaplock *m;
 	int nargs, err = choose(f, &nargs, st);
 
@@ -129,10 +128,7 @@ static int mmaplock_open(struct collector *c, const struct features *f, struct f
 	if (!m->skel)
 		return -ENOMEM;
 	m->skel->rodata->filter_targets = c->o.filter_targets;
-	sampler_consts(c->o.stack_rate, &k);
-	m->skel->rodata->stack_rate = k.stack_rate;
-	m->skel->rodata->window_ns = k.window_ns;
-	m->skel->rodata->window_cap = k.window_cap;
+	set_sampler_rodata(m->skel->rodata, c->o.stack_rate);
 	set_layout(m->skel, nargs == 3);	/* (mm, memcg_path, write) */
 	err = init_sources(c, m);
 	if (!err)

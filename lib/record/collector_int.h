@@ -124,6 +124,15 @@ struct sampler_consts {
 };
 
 void sampler_consts(uint32_t rate, struct sampler_consts *out);
+/* Set a skeleton's copy of those constants: every object with a sampler has them. */
+#define set_sampler_rodata(rodata, rate) do {		\
+	struct sampler_consts k_;			\
+							\
+	sampler_consts((rate), &k_);			\
+	(rodata)->stack_rate = k_.stack_rate;		\
+	(rodata)->window_ns = k_.window_ns;		\
+	(rodata)->window_cap = k_.window_cap;		\
+} while (0)
 /*
  * Point a family's "sampler" (bpf/sampler.bpf.h) at the one all families
  * that take kernel stacks of lock events share: one budget per CPU.
