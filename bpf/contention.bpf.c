@@ -2,7 +2,7 @@
 /*
  * Kernel lock contention: lock:contention_begin/end, aggregated in the
  * kernel per lock x type x kernel stack x sampling shift x outcome (x task
- * with -t).
+ * with -t), in rows whose key is kept small (struct cont_key).
  *
  * contention_end runs with the lock already taken, so every nanosecond
  * spent there lengthens the critical section and feeds more contention:
@@ -85,11 +85,11 @@ struct {
 	__type(value, struct cont_pending);
 } task_waits SEC(".maps");
 
-/* Command name per task, for -t. */
+/* Command name and process per task, for -t. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__type(key, __u32);
-	__type(value, char[LS_COMM_LEN]);
+	__type(value, struct cont_comm);
 	__uint(max_entries, 16384);
 } comms SEC(".maps");
 
@@ -123,14 +123,15 @@ static __u32 classify_lock(__u64 addr, __u32 flags)
 	return LOCK_CLASS_NONE;
 }
 
-static void remember_comm(__u32 tid)
+static void remember_comm(__u64 pid_tgid)
 {
-	char comm[LS_COMM_LEN];
+	__u32 tid = (__u32)pid_tgid;
+	struct cont_comm c = { .tgid = pid_tgid >> 32 };
 
 	if (bpf_map_lookup_elem(&comms, &tid))
 		return;
-	bpf_get_current_comm(comm, sizeof(comm));
-	bpf_map_update_elem(&comms, &tid, comm, BPF_NOEXIST);
+	bpf_get_current_comm(c.comm, sizeof(c.comm));
+	bpf_map_update_elem(&comms, &tid, &c, BPF_NOEXIST);
 }
 
 /* Frames mixed into 63 bits; the top bit tells a stack from LS_STACK_NONE/ERR. */
@@ -185,19 +186,14 @@ static void fill_key(void *ctx, struct cont_key *k, struct stack_sampler *s, __u
 	int shift = s ? sample_shift(s, addr) : -1;
 
 	k->lock_addr = addr;
-	k->flags = flags;
-	k->lock_class = classify_lock(addr, flags);
-	k->err = 0;
-	k->shift = shift > 0 ? shift : 0;
+	k->bits = cont_key_bits(flags, classify_lock(addr, flags), shift > 0 ? shift : 0);
 	k->stack = shift >= 0 ? take_stack(ctx) : LS_STACK_NONE;
-	k->tgid = 0;
 	k->tid = 0;
 	if (per_task) {
 		__u64 pid_tgid = bpf_get_current_pid_tgid();
 
-		k->tgid = pid_tgid >> 32;
 		k->tid = (__u32)pid_tgid;
-		remember_comm(k->tid);
+		remember_comm(pid_tgid);
 	}
 }
 
@@ -286,8 +282,8 @@ static void begin_task(void *ctx, __u64 addr, __u32 flags)
 		return;
 	}
 	if (p->start_ns) {
-		if (p->key.lock_addr == addr && same_wait(p->key.flags, flags)) {
-			p->key.flags &= flags;
+		if (p->key.lock_addr == addr && same_wait(cont_key_flags(p->key.bits), flags)) {
+			p->key.bits &= flags | ~CK_FLAGS_MASK;
 			return;
 		}
 		count_lost(&lost.stale_begin);
@@ -365,7 +361,7 @@ static void account(const struct cont_key *key, __u64 delta)
 	barrier_var(slot);
 	if (slot < LS_HIST_SLOTS)
 		v->hist[slot]++;
-	if (key->shift)
+	if (key->bits & (CK_SHIFT_MASK << CK_SHIFT_SHIFT))
 		add_square(v, delta);
 }
 
@@ -398,7 +394,8 @@ static void end_task(__u64 addr, int ret, __u64 now)
 			count_lost(&lost.missing_begin);
 		return;
 	}
-	p->key.err = ret < 0 ? -ret : 0;
+	if (ret < 0)
+		p->key.bits = cont_key_with_err(p->key.bits, -ret);
 	account(&p->key, now - p->start_ns);
 	p->start_ns = 0;
 }

@@ -15,11 +15,12 @@
 #include "record/lockname.h"
 #include "contention.skel.h"
 
-_Static_assert(sizeof(struct cont_key) == 40, "cont_key layout is shared with BPF");
+_Static_assert(sizeof(struct cont_key) == 24, "cont_key layout is shared with BPF");
 _Static_assert(sizeof(struct cont_val) == 48 + 4 * LS_HIST_SLOTS, "cont_val layout is shared with BPF");
 _Static_assert(sizeof(struct cont_stack) == 8 + 8 * LS_STACK_DEPTH, "cont_stack layout is shared with BPF");
-_Static_assert(sizeof(struct cont_pending) == 48, "cont_pending layout is shared with BPF");
-_Static_assert(sizeof(struct cont_pending_spin) == 8 + 48 * LS_PENDING_SPIN_DEPTH, "cont_pending_spin layout");
+_Static_assert(sizeof(struct cont_pending) == 32, "cont_pending layout is shared with BPF");
+_Static_assert(sizeof(struct cont_pending_spin) == 8 + 32 * LS_PENDING_SPIN_DEPTH, "cont_pending_spin layout");
+_Static_assert(sizeof(struct cont_comm) == LS_COMM_LEN + 8, "cont_comm layout is shared with BPF");
 _Static_assert(sizeof(struct stack_sampler) == 40 + 8 * LS_SAMPLER_SLOTS + 8 * LS_SAMPLED_LOCKS,
 	       "stack_sampler layout is shared with BPF");
 
@@ -227,14 +228,20 @@ static void delta(struct cont_val *d, const struct cont_val *now, const struct c
 		d->hist[i] = now->hist[i] - before->hist[i];
 }
 
+/* -t: the task's command and process, as BPF saw them at its first wait (0 and "?": unknown). */
 static void fill_comm(struct locks *l, struct cont_row *r)
 {
 	__u32 tid = r->key.tid;
+	struct cont_comm c;
 
-	if (!tid || bpf_map__lookup_elem(l->skel->maps.comms, &tid, sizeof(tid),
-					 r->comm, sizeof(r->comm), 0))
+	if (!tid || bpf_map__lookup_elem(l->skel->maps.comms, &tid, sizeof(tid), &c, sizeof(c), 0)) {
 		snprintf(r->comm, sizeof(r->comm), "%s", tid ? "?" : "");
+		return;
+	}
+	_Static_assert(sizeof(r->comm) == sizeof(c.comm), "one comm length");
+	memcpy(r->comm, c.comm, sizeof(r->comm));
 	r->comm[sizeof(r->comm) - 1] = '\0';
+	r->key.tgid = c.tgid;
 }
 
 /* The file's id of a BPF stack key: the next one on first sight. */
@@ -264,8 +271,9 @@ static int file_stack_id(struct locks *l, uint64_t stack, int32_t *id)
 static int row_key(struct locks *l, const struct cont_key *k, struct cont_row_key *out)
 {
 	*out = (struct cont_row_key){
-		.lock_addr = k->lock_addr, .flags = k->flags, .tgid = k->tgid, .tid = k->tid,
-		.lock_class = k->lock_class, .shift = k->shift, .err = k->err,
+		.lock_addr = k->lock_addr, .flags = cont_key_flags(k->bits), .tid = k->tid,
+		.lock_class = cont_key_class(k->bits), .shift = cont_key_shift(k->bits),
+		.err = cont_key_err(k->bits),
 	};
 	return file_stack_id(l, k->stack, &out->stack_id);
 }
@@ -325,7 +333,7 @@ static int add_inflight(struct locks *l, const struct cont_pending *p, uint64_t 
 	r->val.count = 1;
 	r->val.total_ns = r->val.min_ns = r->val.max_ns = wait;
 	r->val.hist[log2_slot(wait, LS_HIST_SLOTS)] = 1;
-	if (p->key.shift) {	/* as BPF's add_square() */
+	if (cont_key_shift(p->key.bits)) {	/* as BPF's add_square() */
 		unsigned __int128 sq = (unsigned __int128)wait * wait;
 
 		r->val.sumsq_lo = (uint64_t)sq;

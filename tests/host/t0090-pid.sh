@@ -23,6 +23,23 @@ else
 fi
 check "record -p sees the process's samples" \
 	jqe '.total_samples > 0' <("$LOCKSTAT" report -i p.data --view hits -f json)
+# -t: each row's process comes from its task (BPF keeps it with the
+# command), so --pid picks the process's waits out, and no other's.
+"$WL/fdstorm" -t 2 -d 1 >wl-t.out &
+wl=$!
+sleep 0.2
+"$LOCKSTAT" record -q -t -p $wl -o t.data -d 20
+wait $wl
+"$LOCKSTAT" report -i t.data -f json >t.json
+mine=$("$LOCKSTAT" report -i t.data --pid $wl -f json | jq .total.contended)
+none=$("$LOCKSTAT" report -i t.data --pid 1 -f json | jq .total.contended)
+if overlapped_in wl-t.out; then
+	check "-t: --pid of the process keeps all its waits ($mine of $(jq .total.contended t.json))" \
+		jqe ".total.contended > 0 and .total.contended == $mine" t.json
+else
+	concurrency_skip "-t: --pid of the process keeps all its waits"
+fi
+check "-t: --pid of another process keeps none ($none)" test "$none" = 0
 "$LOCKSTAT" record -q -p 999999 -o none.data 2>err
 check "record -p of a missing process: exit 1, says so" sh -c "test $? = 1 && grep -q 'no process with pid 999999' err"
 "$LOCKSTAT" record -q -a -p 1 2>err

@@ -7,7 +7,9 @@
  * The fake maps stand in for libbpf's: this file defines bpf_map__fd(),
  * bpf_map_lookup_batch(), bpf_map_get_next_key(), bpf_map_lookup_elem()
  * and bpf_map__lookup_elem(), which the drainer's calls (and
- * lib/record/mapscan.c's) bind to instead of the library's.
+ * lib/record/mapscan.c's) bind to instead of the library's. And the
+ * contention rows' packed key fields (bpf/contention.h), which BPF writes
+ * and the collector reads back.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -21,6 +23,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "hist.h"
+#include "contention.h"
 #include "record/mapscan.h"
 #include "record/tsource.h"
 
@@ -433,6 +436,38 @@ static void test_log2_slot(void **state)
 	assert_int_equal(log2_slot(1000, 40), 9);
 }
 
+/* Every field comes back as it went in, whatever the others hold. */
+static void test_cont_key_bits(void **state)
+{
+	static const uint32_t flags[] = { 0, LCB_F_SPIN, LCB_F_READ | LCB_F_WRITE, LCB_F_MUTEX | LCB_F_SPIN, 0xff };
+	static const uint32_t errs[] = { 0, 4, 35, 512, CK_ERR_MAX };
+	uint32_t f, c, sh, e, bits;
+
+	(void)state;
+	for (f = 0; f < sizeof(flags) / sizeof(flags[0]); f++)
+		for (c = 0; c < LOCK_CLASS__COUNT; c++)
+			for (sh = 0; sh <= LS_MAX_SHIFT; sh++)
+				for (e = 0; e < sizeof(errs) / sizeof(errs[0]); e++) {
+					bits = cont_key_with_err(cont_key_bits(flags[f], c, sh), errs[e]);
+					assert_int_equal(cont_key_flags(bits), flags[f]);
+					assert_int_equal(cont_key_class(bits), c);
+					assert_int_equal(cont_key_shift(bits), sh);
+					assert_int_equal(cont_key_err(bits), errs[e]);
+				}
+	/* An errno past the field is kept as its largest value, not spilled into the others. */
+	bits = cont_key_with_err(cont_key_bits(LCB_F_MUTEX, 2, 7), 1U << 20);
+	assert_int_equal(cont_key_err(bits), CK_ERR_MAX);
+	assert_int_equal(cont_key_flags(bits), LCB_F_MUTEX);
+	assert_int_equal(cont_key_class(bits), 2);
+	assert_int_equal(cont_key_shift(bits), 7);
+	/* A continued wait's narrowing of its flags (contention.bpf.c) keeps the rest. */
+	bits = cont_key_bits(LCB_F_MUTEX | LCB_F_SPIN, 1, 3);
+	bits &= LCB_F_MUTEX | ~CK_FLAGS_MASK;
+	assert_int_equal(cont_key_flags(bits), LCB_F_MUTEX);
+	assert_int_equal(cont_key_class(bits), 1);
+	assert_int_equal(cont_key_shift(bits), 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -444,6 +479,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_not_percpu, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 		cmocka_unit_test(test_log2_slot),
+		cmocka_unit_test(test_cont_key_bits),
 		cmocka_unit_test_setup_teardown(test_chunks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_loop, setup, teardown),
 	};
