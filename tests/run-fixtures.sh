@@ -107,6 +107,8 @@ csv_json_same_ok() {
 			    if . == "name" then "lock" elif . == "symbol" then "caller"
 			    elif . == "contended_ci95" then ("contended_ci95_lo", "contended_ci95_hi")
 			    elif . == "wait_total_ci95_ns" then ("wait_total_ci95_lo_ns", "wait_total_ci95_hi_ns")
+			    elif . == "acquired_ci95" then ("acquired_ci95_lo", "acquired_ci95_hi")
+			    elif . == "hold_total_ci95_ns" then ("hold_total_ci95_lo_ns", "hold_total_ci95_hi_ns")
 			    else . end) |
 			unique[]' -i "$1")"
 }

@@ -19,7 +19,9 @@ enum {
 	L_CONTENDED, L_WAIT_TOTAL, L_WAIT_AVG, L_WAIT_MAX, L_WAIT_MIN, L_P50, L_P99, L_PCT,
 	L_ACQUIRED, L_CON_PCT, L_HOLD_AVG, L_HOLD_MAX, L_UTIL, L_HOLD_TOTAL,
 	L_USER, L_ESTIMATED, L_SAMPLED, L_CONT_CI, L_WAIT_CI,
-	L_CONT_CI_LO, L_CONT_CI_HI, L_WAIT_CI_LO, L_WAIT_CI_HI, L__COUNT,
+	L_CONT_CI_LO, L_CONT_CI_HI, L_WAIT_CI_LO, L_WAIT_CI_HI,
+	L_ACQ_SAMPLED, L_ACQ_CI, L_HOLD_CI, L_ACQ_CI_LO, L_ACQ_CI_HI, L_HOLD_CI_LO, L_HOLD_CI_HI,
+	L__COUNT,
 };
 
 /*
@@ -62,6 +64,18 @@ static const struct out_col lock_cols[L__COUNT] = {
 	[L_CONT_CI_HI] = { "contended_ci95_hi", NULL, COL_U64, 0, false, OUT_NO_JSON },
 	[L_WAIT_CI_LO] = { "wait_total_ci95_lo_ns", NULL, COL_NS, 0, false, OUT_NO_JSON },
 	[L_WAIT_CI_HI] = { "wait_total_ci95_hi_ns", NULL, COL_NS, 0, false, OUT_NO_JSON },
+	/*
+	 * A caller of a lock whose acquisitions' stacks were sampled
+	 * (mmap_lock): its acquisitions that carried a stack, and the 95 %
+	 * intervals of its acquisitions and hold total ("~" in text).
+	 */
+	[L_ACQ_SAMPLED] = { "acquired_sampled", NULL, COL_U64, 0, false },
+	[L_ACQ_CI] = { "acquired_ci95", NULL, COL_NUMS, 0, false, OUT_NO_CSV },
+	[L_HOLD_CI] = { "hold_total_ci95_ns", NULL, COL_NUMS, 0, false, OUT_NO_CSV },
+	[L_ACQ_CI_LO] = { "acquired_ci95_lo", NULL, COL_U64, 0, false, OUT_NO_JSON },
+	[L_ACQ_CI_HI] = { "acquired_ci95_hi", NULL, COL_U64, 0, false, OUT_NO_JSON },
+	[L_HOLD_CI_LO] = { "hold_total_ci95_lo_ns", NULL, COL_NS, 0, false, OUT_NO_JSON },
+	[L_HOLD_CI_HI] = { "hold_total_ci95_hi_ns", NULL, COL_NS, 0, false, OUT_NO_JSON },
 };
 
 /* Text: the figures, the hold ones before the type, the name last (it has no width). */
@@ -72,7 +86,7 @@ static const int text_order[] = {
 
 static bool is_hold_col(int c)
 {
-	return c >= L_ACQUIRED && c <= L_HOLD_TOTAL;
+	return (c >= L_ACQUIRED && c <= L_HOLD_TOTAL) || c >= L_ACQ_SAMPLED;
 }
 
 /* The columns of this profile (map[]: their index in cols), and the text's, in its order. */
@@ -178,6 +192,27 @@ static void put_values(struct out_table *t, const struct report *r, const struct
 	put_hold(t, r, v, h, hold_approx);
 }
 
+/*
+ * What was sampled, and the 95 % intervals of a count and a total in ns
+ * (JSON pairs, then CSV's _lo and _hi columns, as lock_cols lists them).
+ */
+static void put_intervals(struct out_table *t, uint64_t sampled, double count[2], double ns[2])
+{
+	int i;
+
+	out_table__u64(t, sampled);
+	for (i = 0; i < 2; i++) {
+		count[i] = llround(count[i]);
+		ns[i] = llround(ns[i]);
+	}
+	out_table__nums(t, count, 2);
+	out_table__nums(t, ns, 2);
+	out_table__u64(t, count[0]);
+	out_table__u64(t, count[1]);
+	out_table__ns(t, ns[0]);
+	out_table__ns(t, ns[1]);
+}
+
 /* A caller's sample and the 95 % intervals of its estimates; none where it is exact. */
 static void put_estimate(struct out_table *t, const struct lock_entry *e, const struct lock_part *c,
 			 bool estimated)
@@ -191,19 +226,28 @@ static void put_estimate(struct out_table *t, const struct lock_entry *e, const 
 			out_table__none(t);
 		return;
 	}
-	out_table__u64(t, c->est.sampled);
 	lock_part__ci95(e, c, false, &cont[0], &cont[1]);
 	lock_part__ci95(e, c, true, &wait[0], &wait[1]);
-	for (i = 0; i < 2; i++) {
-		cont[i] = llround(cont[i]);
-		wait[i] = llround(wait[i]);
+	put_intervals(t, c->est.sampled, cont, wait);
+}
+
+/* The same for a caller's acquisitions and holds, where only some carried a stack. */
+static void put_hold_estimate(struct out_table *t, const struct report *r, const struct lock_entry *e,
+			      const struct lock_part *c)
+{
+	double acq[2], hold[2];
+	int i;
+
+	if (!r->view.has_hold)
+		return;
+	if (!c || !e->hold_estimated) {
+		for (i = L_ACQ_SAMPLED; i <= L_HOLD_CI_HI; i++)
+			out_table__none(t);
+		return;
 	}
-	out_table__nums(t, cont, 2);
-	out_table__nums(t, wait, 2);
-	out_table__u64(t, cont[0]);
-	out_table__u64(t, cont[1]);
-	out_table__ns(t, wait[0]);
-	out_table__ns(t, wait[1]);
+	lock_part__hold_ci95(e, c, false, &acq[0], &acq[1]);
+	lock_part__hold_ci95(e, c, true, &hold[0], &hold[1]);
+	put_intervals(t, c->hest.sampled, acq, hold);
 }
 
 /*
@@ -224,6 +268,7 @@ static void put_row(struct out_table *t, const struct report *r, const struct lo
 	put_values(t, r, c ? &c->v : &e->v, c ? &c->h : &e->h, estimated, hold_estimated);
 	out_table__bool(t, lock_type_is_user(e->flags));
 	put_estimate(t, e, c, estimated || hold_estimated);
+	put_hold_estimate(t, r, e, c);
 	out_table__row_end(t);
 }
 

@@ -175,11 +175,16 @@ static void weigh(struct lock_row_val *w, const struct lock_row_val *val, uint32
 		w->hist[i] = val->hist[i] << shift;
 }
 
-/* A sampled wait's share of the variance: (1 - p) / p^2 = 4^shift - 2^shift. */
+/* A sampled event's share of the variance: (1 - p) / p^2 = 4^shift - 2^shift. */
+static double var_weight(uint32_t shift)
+{
+	return ldexp(1, 2 * shift) - ldexp(1, shift);
+}
+
 static void part_add(struct lock_part *c, const struct lock_row_val *w, const struct lock_row_val *val,
 		     uint32_t shift)
 {
-	double f = ldexp(1, 2 * shift) - ldexp(1, shift);
+	double f = var_weight(shift);
 
 	lock_row_merge(&c->v, w);
 	c->est.sampled += val->count;
@@ -262,18 +267,36 @@ static double clamp(double x, double lo, double hi)
 	return x < lo ? lo : x > hi ? hi : x;
 }
 
-void lock_part__ci95(const struct lock_entry *e, const struct lock_part *c, bool wait,
-		     double *lo, double *hi)
+/* est +- 1.96 standard errors, within what was seen (floor) and the lock's figure (ceil). */
+static void ci95(double est, double var, double floor, double ceil, double *lo, double *hi)
 {
-	double est = wait ? (double)c->v.total_ns : (double)c->v.count;
-	double se = sqrt(wait ? c->est.var_wait : c->est.var_count);
-	double floor = wait ? (double)c->est.sampled_ns : (double)c->est.sampled;
-	double ceil = wait ? (double)e->v.total_ns : (double)e->v.count;
+	double se = sqrt(var);
 
 	if (ceil < est)		/* the lock's own figure is an estimate too (caller filter) */
 		ceil = INFINITY;
 	*lo = clamp(est - 1.96 * se, floor, ceil);
 	*hi = clamp(est + 1.96 * se, floor, ceil);
+}
+
+void lock_part__hold_ci95(const struct lock_entry *e, const struct lock_part *c, bool hold,
+			  double *lo, double *hi)
+{
+	if (hold)
+		ci95((double)c->h.hold_ns, c->hest.var_hold, (double)c->hest.sampled_ns, (double)e->h.hold_ns,
+		     lo, hi);
+	else
+		ci95((double)c->h.acquired, c->hest.var_acquired, (double)c->hest.sampled,
+		     (double)e->h.acquired, lo, hi);
+}
+
+void lock_part__ci95(const struct lock_entry *e, const struct lock_part *c, bool wait,
+		     double *lo, double *hi)
+{
+	if (wait)
+		ci95((double)c->v.total_ns, c->est.var_wait, (double)c->est.sampled_ns, (double)e->v.total_ns,
+		     lo, hi);
+	else
+		ci95((double)c->v.count, c->est.var_count, (double)c->est.sampled, (double)e->v.count, lo, hi);
 }
 
 const char *lock_errno_name(uint32_t err, char *buf, size_t len)
@@ -561,8 +584,15 @@ static int add_hold_row(struct lock_view *v, struct htab *index, const struct ht
 		return -ENOMEM;
 	w = weigh_hold(&h, shift);
 	e->hold_estimated |= shift > 0;
-	if (shc >= 0)
+	if (shc >= 0) {
 		e->hold_sampled += h.acquired;
+		c->hest.sampled += h.acquired;
+		c->hest.sampled_ns += h.hold_ns;
+		c->hest.var_acquired += var_weight(shift) * (double)h.acquired;
+		c->hest.var_hold += var_weight(shift) * (double)h.hold_max_ns * (double)h.hold_ns;
+		if (!shift)
+			hold_merge(&c->hest.certain, &h);
+	}
 	v->hold_total_estimated |= f->caller && shift > 0;
 	/* With a caller filter the lock's figures are its callers' estimates. */
 	hold_merge(&e->h, f->caller ? &w : &h);
@@ -1129,9 +1159,66 @@ static uint64_t share_of(uint64_t part, double sum, uint64_t exact)
 	return sum > 0 ? (uint64_t)llround((double)part / sum * (double)exact) : 0;
 }
 
+/*
+ * The variance of a share R = part / sum of the weighted figures, times
+ * exact, from the sampled events' sum (1 - p) / p^2 y^2 over the part
+ * (own) and over all the callers (all): linearised, each event of the
+ * part counts (1 - R) y, every other -R y.
+ */
+static double share_var(double part, double sum, double exact, double own, double all)
+{
+	double r = sum > 0 ? part / sum : 0, f = sum > 0 ? exact / sum : 0;
+
+	return f * f * ((1 - r) * (1 - r) * own + r * r * (all - own));
+}
+
+/* A lock's callers' weighted figures, less what carried a stack with p = 1. */
+struct hold_sums {
+	double acquired, held, hold_ns;
+	struct hold_val certain;	/* what carried a stack with p = 1, every caller's */
+	double var_acquired, var_hold;	/* the variance sums (struct hold_est) */
+};
+
+static uint64_t less(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/*
+ * A caller's own certain figures, and its share of the lock's other
+ * acquisitions by its weighted sampled ones: scaling the certain too
+ * would take a caller seen at every acquisition below what it was seen
+ * doing. Nor is a share ever below what the caller's stacks saw (when
+ * the weights overshoot the lock's figures by more than 2^shift), even
+ * if the callers then add up to a little more than their lock.
+ */
+static void scale_lock_holds(struct lock_entry *e, const struct hold_sums *s)
+{
+	uint64_t acquired = less(e->h.acquired, s->certain.acquired);
+	uint64_t held = less(e->h.held, s->certain.held), hold_ns = less(e->h.hold_ns, s->certain.hold_ns);
+	size_t j;
+
+	for (j = 0; j < e->ncallers; j++) {
+		struct hold_val *h = &e->callers[j].h;
+		struct hold_est *x = &e->callers[j].hest;
+		uint64_t a = less(h->acquired, x->certain.acquired), ns = less(h->hold_ns, x->certain.hold_ns);
+
+		x->var_acquired = share_var((double)a, s->acquired, (double)acquired, x->var_acquired, s->var_acquired);
+		x->var_hold = share_var((double)ns, s->hold_ns, (double)hold_ns, x->var_hold, s->var_hold);
+		h->acquired = max_u64(x->certain.acquired + share_of(a, s->acquired, acquired), x->sampled);
+		h->held = x->certain.held + share_of(less(h->held, x->certain.held), s->held, held);
+		h->hold_ns = max_u64(x->certain.hold_ns + share_of(ns, s->hold_ns, hold_ns), x->sampled_ns);
+	}
+}
+
 static void scale_estimated_holds(struct lock_view *v)
 {
-	double acquired, held, hold_ns;
+	struct hold_sums s;
 	struct lock_entry *e;
 	size_t i, j;
 
@@ -1139,19 +1226,18 @@ static void scale_estimated_holds(struct lock_view *v)
 		e = &v->locks[i];
 		if (!e->hold_estimated)
 			continue;
-		acquired = held = hold_ns = 0;
+		memset(&s, 0, sizeof(s));
 		for (j = 0; j < e->ncallers; j++) {
-			acquired += (double)e->callers[j].h.acquired;
-			held += (double)e->callers[j].h.held;
-			hold_ns += (double)e->callers[j].h.hold_ns;
-		}
-		for (j = 0; j < e->ncallers; j++) {
-			struct hold_val *h = &e->callers[j].h;
+			const struct lock_part *c = &e->callers[j];
 
-			h->acquired = share_of(h->acquired, acquired, e->h.acquired);
-			h->held = share_of(h->held, held, e->h.held);
-			h->hold_ns = share_of(h->hold_ns, hold_ns, e->h.hold_ns);
+			s.acquired += (double)less(c->h.acquired, c->hest.certain.acquired);
+			s.held += (double)less(c->h.held, c->hest.certain.held);
+			s.hold_ns += (double)less(c->h.hold_ns, c->hest.certain.hold_ns);
+			hold_merge(&s.certain, &c->hest.certain);
+			s.var_acquired += c->hest.var_acquired;
+			s.var_hold += c->hest.var_hold;
 		}
+		scale_lock_holds(e, &s);
 	}
 }
 

@@ -48,6 +48,25 @@ struct lock_est {
 	double var_wait;
 };
 
+/*
+ * The same for a caller's acquisitions and holds where only a sample of
+ * the lock's acquisitions carried a stack (mmap_lock): the acquisitions
+ * that did, their hold time, those of them that carried it with p = 1
+ * (certain: known exactly), and the variances of the caller's acquired
+ * and hold total. While the view is built these are sum (1 - p) / p^2
+ * over its sampled acquisitions, and over their holds squared, which a
+ * row's count, total and max bound (sum h^2 <= max x sum h: its holds'
+ * squares are not recorded); lock_view__build() makes them the
+ * variances of the callers' shares of the lock's exact figures.
+ */
+struct hold_est {
+	uint64_t sampled;
+	uint64_t sampled_ns;
+	struct hold_val certain;
+	double var_acquired;
+	double var_hold;
+};
+
 struct lock_part {		/* a caller or a stack of one lock */
 	uint32_t caller;	/* string id: lock_view__str() */
 	int32_t stack_id;
@@ -55,6 +74,7 @@ struct lock_part {		/* a caller or a stack of one lock */
 	struct lock_row_val v;	/* estimates where the lock is estimated */
 	struct lock_est est;
 	struct hold_val h;
+	struct hold_est hest;
 };
 
 /* Waits that ended without the lock (contention_end's ret < 0), by errno. */
@@ -75,9 +95,11 @@ struct lock_entry {
 	bool estimated;		/* its callers' and stacks' figures are estimates */
 	/*
 	 * Its callers' hold figures are estimates: only a sample of its
-	 * acquisitions carried a stack (mmap_lock). Each caller has its share
-	 * of the lock's exact figures, by its weighted (1/p) acquisitions,
-	 * releases and hold time; its hold max is the sampled ones'.
+	 * acquisitions carried a stack (mmap_lock). Each caller has its
+	 * acquisitions that carried a stack with p = 1, and its share of the
+	 * rest of the lock's exact figures, by its weighted (1/p) other
+	 * acquisitions, releases and hold time; its hold max is the sampled
+	 * ones'.
 	 */
 	bool hold_estimated;
 	uint64_t hold_sampled;	/* then: its acquisitions that carried a stack */
@@ -166,6 +188,15 @@ const char *user_stack_caller(const struct profile *p, uint32_t tgid, int32_t st
 double hold_con_pct(const struct lock_row_val *w, const struct hold_val *h);
 /* Every lock of the view has hold data: the total's hold figures cover them all. */
 bool lock_view__hold_complete(const struct lock_view *v);
+
+/*
+ * The 95 % interval of a caller's estimated acquisitions (hold false) or
+ * hold total, where its lock's hold figures are estimated
+ * (hold_estimated); within what its sampled acquisitions certainly held
+ * and the lock's own figure.
+ */
+void lock_part__hold_ci95(const struct lock_entry *e, const struct lock_part *c, bool hold,
+			  double *lo, double *hi);
 
 /*
  * The 95 % interval of an estimated part's count (wait false) or total

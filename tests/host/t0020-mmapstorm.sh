@@ -49,12 +49,25 @@ if has_tracepoint mmap_lock mmap_lock_start_locking mmap_lock_acquire_returned m
 	check "the report says how many acquisitions carried a stack" \
 		grep -q "estimated from the [0-9]* of [0-9]* mmap_lock acquisitions that carried a stack" \
 		<("$LOCKSTAT" report -i mm.data --lock 'mm_struct.mmap_lock')
+	# Each estimated caller has its 95 % intervals: around its estimate,
+	# no lower than what its stacks saw, no higher than the lock's figure.
+	check "every caller with estimated holds has intervals that hold its estimates" \
+		jqe "[$lock | .acquired as \$a | .hold_total_ns as \$h | .callers[] | select(.acquired_sampled != null) |
+			.acquired_ci95[0] <= .acquired and .acquired <= .acquired_ci95[1] and
+			.acquired_ci95[0] >= .acquired_sampled and .acquired_ci95[1] <= \$a and
+			.hold_total_ci95_ns[0] <= .hold_total_ns and .hold_total_ns <= .hold_total_ci95_ns[1] and
+			.hold_total_ci95_ns[1] <= \$h] | length > 0 and all" mm.json
+	"$LOCKSTAT" report -i mm.data -f csv >mm.csv
+	check "CSV has the intervals' columns, last" \
+		grep -q ',acquired_sampled,acquired_ci95_lo,acquired_ci95_hi,hold_total_ci95_lo_ns,hold_total_ci95_hi_ns$' mm.csv
 	# --stack-rate 0: every acquisition has its stack, every caller is exact.
 	"$LOCKSTAT" record -q --stack-rate 0 -o all.data -- "$WL/mmapstorm" -t 2 -d 1 >all.out
 	"$LOCKSTAT" report -i all.data -f json >all.json
 	"$LOCKSTAT" report -i all.data --view tables --table mmap_lock -f csv >all.csv
 	check "--stack-rate 0: a stack for every acquisition" test "$(csv_count all.csv shift 0)" = "$(awk 'END { print NR - 1 }' all.csv)"
 	check "--stack-rate 0: no caller is an estimate" jqe "[$lock | .callers | all(.estimated | not)] | length == 2 and all" all.json
+	check "--stack-rate 0: ... and none has an interval" \
+		jqe "[$lock | .callers[] | .acquired_ci95] | length > 0 and all(. == null)" all.json
 	# Each op maps once and unmaps once: the two busiest write callers
 	# (vm_mmap_pgoff, vm_munmap) have one acquisition an op each.
 	ops=$(field ops all.out)

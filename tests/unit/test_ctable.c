@@ -778,6 +778,20 @@ static void expect_hold(const struct hold_val *h, uint64_t acquired, uint64_t he
 	assert_true(h->hold_max_ns == hold_max_ns);
 }
 
+/* A caller's sampled acquisitions and the 95 % intervals of its acquisitions and hold total. */
+static void expect_hold_ci(const struct lock_entry *e, const struct lock_part *c, uint64_t sampled,
+			   uint64_t sampled_ns, long acq_lo, long acq_hi, long hold_lo, long hold_hi)
+{
+	double lo, hi;
+
+	assert_true(c->hest.sampled == sampled);
+	assert_true(c->hest.sampled_ns == sampled_ns);
+	lock_part__hold_ci95(e, c, false, &lo, &hi);
+	assert_true(labs(lround(lo) - acq_lo) <= 1 && labs(lround(hi) - acq_hi) <= 1);
+	lock_part__hold_ci95(e, c, true, &lo, &hi);
+	assert_true(labs(lround(lo) - hold_lo) <= 1 && labs(lround(hi) - hold_hi) <= 1);
+}
+
 static void assert_pct(double got, double want)
 {
 	if (isnan(got) || fabs(got - want) > 1e-9)
@@ -856,15 +870,17 @@ static struct profile *sampled_mmap_profile(void)
 {
 	/*
 	 * Write acquisitions: 100 without a stack; vm_mmap_pgoff's 3 sampled
-	 * at p = 1/4 (12 estimated), other_fn's 4 at p = 1 (4): 107 in all.
+	 * at p = 1/4 (12 estimated), other_fn's 4 at p = 1 (certain) and 2 at
+	 * p = 1/2 (4 estimated): 109 in all.
 	 */
 	uint64_t mm[][MS__N] = {
 		{ T_MM_LOCK, 100, 1, tptr(NULL), LS_MMAP_UNSAMPLED, 100, 0, 0, 0, 100, 100000, 5000 },
 		{ T_MM_LOCK, 100, 1, tptr(&hs_mm_write), 2, 3, 0, 0, 0, 3, 1500, 900 },
 		{ T_MM_LOCK, 100, 1, tptr(&hs_mm_read), 0, 4, 0, 0, 0, 4, 2000, 700 },
+		{ T_MM_LOCK, 100, 1, tptr(&hs_mm_read), 1, 2, 0, 0, 0, 2, 1000, 600 },
 	};
 
-	return one_table_profile(&mmap_sampled_schema, &mm[0][0], 3);
+	return one_table_profile(&mmap_sampled_schema, &mm[0][0], 4);
 }
 
 /*
@@ -885,18 +901,26 @@ static void test_view_mmap_sampled(void **state)
 	e = view_lock(&v, "mm_struct.mmap_lock", LCB_F_WRITE);
 	assert_non_null(e);
 	assert_true(e->hold_estimated);
-	assert_true(e->hold_sampled == 7);
-	expect_hold(&e->h, 107, 107, 103500, 5000);
+	assert_true(e->hold_sampled == 9);
+	expect_hold(&e->h, 109, 109, 104500, 5000);
 	assert_int_equal(e->ncallers, 2);
 	assert_null(view_caller(&v, e, "[no stack]"));
-	/* 12 and 4 of 16 estimated; hold 6000 and 2000 of 8000 ns. */
+	/*
+	 * other_fn's 4 certain acquisitions (2000 ns) are its own; the other
+	 * 105 (102500 ns) are shared 12 : 4 by the estimates (hold 6000 :
+	 * 2000). The intervals: +- 1.96 x 13.92 (acquired) and 16644 ns
+	 * (hold, from the bound max x total on the holds' squares), each
+	 * within what the caller's stacks saw and the lock's figure.
+	 */
 	c = view_caller(&v, e, "vm_mmap_pgoff+0x24");
 	assert_non_null(c);
-	expect_hold(&c->h, 80, 80, 77625, 900);
+	expect_hold(&c->h, 79, 79, 76875, 900);
+	expect_hold_ci(e, c, 3, 1500, 52, 106, 44253, 104500);
 	c = view_caller(&v, e, "other_fn+0x10");
 	assert_non_null(c);
-	expect_hold(&c->h, 27, 27, 25875, 700);
-	assert_true(v.hold_total.acquired == 107);
+	expect_hold(&c->h, 30, 30, 27625, 700);
+	expect_hold_ci(e, c, 6, 3000, 6, 57, 3000, 60247);
+	assert_true(v.hold_total.acquired == 109);
 	lock_view__free(&v);
 
 	/* A caller filter: the lock's figures are its matching caller's estimates. */
@@ -906,6 +930,38 @@ static void test_view_mmap_sampled(void **state)
 	assert_non_null(e);
 	expect_hold(&e->h, 12, 12, 6000, 900);
 	assert_true(v.hold_total_estimated);
+	lock_view__free(&v);
+	profile__free(p);
+}
+
+/*
+ * Weights that overshoot the lock's figures (90 weighted acquisitions of
+ * 15): other_fn's share, 15 x 10 / 90, would be below the 5 acquisitions
+ * its stacks saw; it keeps those.
+ */
+static void test_view_mmap_overshoot(void **state)
+{
+	uint64_t mm[][MS__N] = {
+		{ T_MM_LOCK, 100, 1, tptr(&hs_mm_write), 3, 10, 0, 0, 0, 10, 10000, 2000 },
+		{ T_MM_LOCK, 100, 1, tptr(&hs_mm_read), 1, 5, 0, 0, 0, 5, 500, 200 },
+	};
+	struct profile *p = one_table_profile(&mmap_sampled_schema, &mm[0][0], 2);
+	struct lock_filter f = { .pid = -1 };
+	const struct lock_entry *e;
+	const struct lock_part *c;
+	struct lock_view v;
+
+	(void)state;
+	assert_int_equal(lock_view__build(&v, p, &f), 0);
+	e = view_lock(&v, "mm_struct.mmap_lock", LCB_F_WRITE);
+	assert_non_null(e);
+	c = view_caller(&v, e, "vm_mmap_pgoff+0x24");
+	assert_non_null(c);
+	assert_true(c->h.acquired == 13);	/* 15 x 80 / 90 */
+	c = view_caller(&v, e, "other_fn+0x10");
+	assert_non_null(c);
+	assert_true(c->h.acquired == 5);
+	assert_true(c->h.hold_ns == 500);	/* 10500 x 1000 / 81000 = 130 */
 	lock_view__free(&v);
 	profile__free(p);
 }
@@ -1272,6 +1328,7 @@ int main(void)
 		cmocka_unit_test(test_table_schema_same),
 		cmocka_unit_test_setup_teardown(test_view_mmap_lock, setup_view, teardown_view),
 		cmocka_unit_test(test_view_mmap_sampled),
+		cmocka_unit_test(test_view_mmap_overshoot),
 		cmocka_unit_test_setup_teardown(test_view_hold, setup_view, teardown_view),
 		cmocka_unit_test_setup_teardown(test_view_lock_names, setup_view, teardown_view),
 		cmocka_unit_test_setup_teardown(test_view_hold_filters, setup_view, teardown_view),
