@@ -37,7 +37,7 @@ static __u32 keys[NKEYS];
 static size_t nkeys;
 static __u32 one = 1;
 static struct targets_gen gen_value;
-static struct target_cache cache_value;
+static struct target_cache cache_values[TARGET_CACHE_SLOTS];
 /* Played inside the next lookup of the targets map, as if another CPU ran it there. */
 static void (*during_lookup)(void);
 static __u32 ns_tgid;		/* the current task's tgid in lockstat's namespace */
@@ -59,8 +59,10 @@ static void *bpf_map_lookup_elem(void *map, const void *key)
 
 	if (map == &targets_gen)
 		return &gen_value;
-	if (map == &target_cache)
-		return &cache_value;
+	if (map == &target_cache) {
+		assert_true(*(const __u32 *)key < TARGET_CACHE_SLOTS);
+		return &cache_values[*(const __u32 *)key];
+	}
 	assert_ptr_equal(map, &targets);
 	if (hook) {
 		during_lookup = NULL;
@@ -119,7 +121,7 @@ static int reset(void **state)
 	(void)state;
 	nkeys = 0;
 	memset(&gen_value, 0, sizeof(gen_value));
-	memset(&cache_value, 0, sizeof(cache_value));
+	memset(cache_values, 0, sizeof(cache_values));
 	during_lookup = NULL;
 	ns_tgid = 0;
 	under_cgroup = 0;
@@ -139,6 +141,37 @@ static void test_cached_answer(void **state)
 	bpf_map_update_elem(&targets, &(__u32){ 77 }, &one, BPF_ANY);
 	gen_value.generation++;
 	assert_true(is_target(77));
+}
+
+static void lookup_not_expected(void)
+{
+	fail_msg("the targets hash was asked: the cache should have answered");
+}
+
+/*
+ * Processes taking turns on a CPU each keep their cached answer: asked
+ * again, in turn, none of them needs the hash (a single-entry cache
+ * would ask it every time).
+ */
+static void test_many_processes_cached(void **state)
+{
+	static const __u32 tgids[] = { 1234, 2001, 2002, 2003, 2004, 99 };
+	size_t i, j, n = sizeof(tgids) / sizeof(tgids[0]);
+
+	(void)state;
+	for (i = 0; i < n; i++)
+		for (j = 0; j < i; j++)
+			assert_int_not_equal(target_cache_slot(tgids[i]), target_cache_slot(tgids[j]));
+	for (i = 0; i + 1 < n; i++)
+		bpf_map_update_elem(&targets, &tgids[i], &one, BPF_ANY);
+	gen_value.generation++;
+	for (i = 0; i < n; i++)
+		assert_true(is_target(tgids[i]) == (i + 1 < n));
+	for (i = 0; i < n; i++) {
+		during_lookup = lookup_not_expected;
+		assert_true(is_target(tgids[i]) == (i + 1 < n));
+	}
+	during_lookup = NULL;
 }
 
 /*
@@ -180,7 +213,7 @@ static void test_adopted_from_namespace(void **state)
 	assert_true(find_key(7 | LS_NS_KEY) < 0);	/* once: the PID may be reused in there */
 	ns_tgid = 0;	/* no longer asked */
 	assert_true(is_target(31007));
-	cache_value.generation = ~0ULL;	/* the hash, not the cache, answers */
+	cache_values[target_cache_slot(31007)].generation = ~0ULL;	/* the hash, not the cache, answers */
 	assert_true(is_target(31007));
 	/* In the initial namespace nothing is translated. */
 	gen_value.pidns_ino = 0;
@@ -224,6 +257,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_cached_answer, reset),
+		cmocka_unit_test_setup(test_many_processes_cached, reset),
 		cmocka_unit_test_setup(test_added_during_lookup, reset),
 		cmocka_unit_test_setup(test_removed, reset),
 		cmocka_unit_test_setup(test_adopted_from_namespace, reset),
