@@ -7,8 +7,9 @@
  * (lib/record/lockname.c turns cache and offset into a struct field).
  *
  * Looked up when the lock's first stats row is created, once per row
- * rather than per wait, while the object is certainly alive (the lock is
- * held): at drain time it may have been freed and its slab reused. The
+ * rather than per wait, while the object is certainly alive (a task is
+ * taking its lock, or holds it): at drain time it may have been freed
+ * and its slab reused. The
  * kfunc is Linux 6.13+; elsewhere lockname_slab stays 0, the verifier
  * drops the call as dead code, and the weak extern resolves to nothing.
  */
