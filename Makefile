@@ -111,7 +111,7 @@ $(OUTPUT)/bench/%.bpf.o: contrib/bench/%.bpf.c bpf/vmlinux/vmlinux.h | $(OUTPUT)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-$(OUTPUT)/bench/floor: contrib/bench/floor.c lib/base/exitcode.h
+$(OUTPUT)/bench/floor: contrib/bench/floor.c lib/base/exitcode.h | $(OUTPUT)/.deps-ok
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -std=gnu11 $(WARN) -O2 -g -Ilib $(LDFLAGS) -o $@ $< -lbpf -lelf -lz $(if $(filter 1,$(STATIC)),-lzstd)
