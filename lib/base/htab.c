@@ -19,30 +19,22 @@ uint64_t hash_bytes(const void *p, size_t n)
 	return h;
 }
 
-/*
- * A slot is an 8-byte used flag, the key and the value, each rounded up to
- * 8 bytes so that values holding u64s are aligned.
- */
+/* Key and value each rounded up to 8 bytes, so that values holding u64s are aligned. */
 #define ROUND8(n)	(((n) + 7) & ~(size_t)7)
 
-static size_t key_off(void)
+static size_t ent_size(const struct htab *h)
 {
-	return 8;
+	return ROUND8(h->key_size) + ROUND8(h->val_size);
 }
 
-static size_t val_off(const struct htab *h)
+static uint8_t *ent_at(const struct htab *h, size_t i)
 {
-	return 8 + ROUND8(h->key_size);
+	return h->ents + i * ent_size(h);
 }
 
-static size_t slot_size(const struct htab *h)
+static void *val_of(const struct htab *h, uint8_t *ent)
 {
-	return val_off(h) + ROUND8(h->val_size);
-}
-
-static uint8_t *slot_at(const struct htab *h, size_t i)
-{
-	return h->slots + i * slot_size(h);
+	return ent + ROUND8(h->key_size);
 }
 
 void htab_init(struct htab *h, size_t key_size, size_t val_size)
@@ -54,86 +46,100 @@ void htab_init(struct htab *h, size_t key_size, size_t val_size)
 
 void htab_free(struct htab *h)
 {
-	free(h->slots);
+	free(h->index);
+	free(h->ents);
 	htab_init(h, h->key_size, h->val_size);
 }
 
-static uint8_t *probe(const struct htab *h, const void *key)
+/* key's index slot: the one holding it, or the empty one where it would go. */
+static size_t probe(const struct htab *h, const void *key)
 {
 	size_t i = hash_bytes(key, h->key_size) & (h->cap - 1);
 
-	for (;;) {
-		uint8_t *s = slot_at(h, i);
-
-		if (!s[0] || !memcmp(s + key_off(), key, h->key_size))
-			return s;
+	while (h->index[i] && memcmp(ent_at(h, h->index[i] - 1), key, h->key_size))
 		i = (i + 1) & (h->cap - 1);
-	}
+	return i;
 }
 
 void *htab_find(const struct htab *h, const void *key)
 {
-	uint8_t *s;
+	size_t i;
 
-	if (!h->cap)
+	if (!h->count)
 		return NULL;
-	s = probe(h, key);
-	return s[0] ? s + val_off(h) : NULL;
+	i = probe(h, key);
+	return h->index[i] ? val_of(h, ent_at(h, h->index[i] - 1)) : NULL;
 }
 
-static int grow(struct htab *h)
+/* A new index twice the size, the entries hashed into it again. */
+static int grow_index(struct htab *h)
 {
 	struct htab bigger = *h;
 	size_t i;
 
 	bigger.cap = h->cap ? h->cap * 2 : 64;
-	bigger.count = 0;
-	bigger.slots = calloc(bigger.cap, slot_size(h));
-	if (!bigger.slots)
+	if (bigger.cap > (size_t)UINT32_MAX)
 		return -1;
-	for (i = 0; i < h->cap; i++) {
-		uint8_t *s = slot_at(h, i);
+	bigger.index = calloc(bigger.cap, sizeof(*bigger.index));
+	if (!bigger.index)
+		return -1;
+	for (i = 0; i < h->count; i++)
+		bigger.index[probe(&bigger, ent_at(h, i))] = i + 1;
+	free(h->index);
+	h->index = bigger.index;
+	h->cap = bigger.cap;
+	return 0;
+}
 
-		if (s[0]) {
-			memcpy(probe(&bigger, s + key_off()), s, slot_size(h));
-			bigger.count++;
-		}
-	}
-	free(h->slots);
-	*h = bigger;
+/* Room for one more entry: half as many again (realloc moves large blocks by remapping). */
+static int grow_ents(struct htab *h)
+{
+	size_t cap = h->ent_cap ? h->ent_cap + h->ent_cap / 2 : 16;
+	uint8_t *ents = realloc(h->ents, cap * ent_size(h));
+
+	if (!ents)
+		return -1;
+	h->ents = ents;
+	h->ent_cap = cap;
 	return 0;
 }
 
 void *htab_get(struct htab *h, const void *key, int *inserted)
 {
-	uint8_t *s;
+	uint8_t *e;
+	size_t i;
 
 	if (inserted)
 		*inserted = 0;
-	if ((h->count + 1) * 2 > h->cap && grow(h))
+	if ((h->count + 1) * 2 > h->cap && grow_index(h))
 		return NULL;
-	s = probe(h, key);
-	if (!s[0]) {
-		s[0] = 1;
-		memcpy(s + key_off(), key, h->key_size);
-		memset(s + val_off(h), 0, h->val_size);
-		h->count++;
-		if (inserted)
-			*inserted = 1;
-	}
-	return s + val_off(h);
+	i = probe(h, key);
+	if (h->index[i])
+		return val_of(h, ent_at(h, h->index[i] - 1));
+	if (h->count == h->ent_cap && grow_ents(h))
+		return NULL;
+	e = ent_at(h, h->count);
+	memset(e, 0, ent_size(h));
+	memcpy(e, key, h->key_size);
+	h->index[i] = ++h->count;
+	if (inserted)
+		*inserted = 1;
+	return val_of(h, e);
 }
 
 void *htab_next(const struct htab *h, size_t *it, const void **key)
 {
-	while (*it < h->cap) {
-		uint8_t *s = slot_at(h, (*it)++);
+	uint8_t *e;
 
-		if (s[0]) {
-			if (key)
-				*key = s + key_off();
-			return s + val_off(h);
-		}
-	}
-	return NULL;
+	if (*it >= h->count)
+		return NULL;
+	e = ent_at(h, (*it)++);
+	if (key)
+		*key = e;
+	return val_of(h, e);
+}
+
+size_t htab_bytes(const struct htab *h)
+{
+	return h->cap * sizeof(*h->index) + h->ent_cap * ent_size(h);
 }

@@ -100,9 +100,9 @@ static void test_insert_find_many(void **state)
 	htab_init(&h, sizeof(struct key), sizeof(struct val));
 	fill(&h, NKEYS);
 	assert_int_equal(h.count, NKEYS);
-	/* A power of two, at most 3/4 full. */
+	/* The index: a power of two, at most half full. */
 	assert_true(h.cap && !(h.cap & (h.cap - 1)));
-	assert_true(h.count * 4 <= h.cap * 3);
+	assert_true(h.count * 2 <= h.cap);
 
 	for (i = 0; i < NKEYS; i++) {
 		struct key k = make_key(i);
@@ -119,7 +119,9 @@ static void test_insert_find_many(void **state)
 	}
 	htab_free(&h);
 	assert_int_equal(h.count, 0);
-	assert_null(h.slots);
+	assert_null(h.index);
+	assert_null(h.ents);
+	assert_int_equal(htab_bytes(&h), 0);
 }
 
 static void test_get_existing(void **state)
@@ -193,6 +195,42 @@ static void test_iterate_once(void **state)
 	free(seen);
 }
 
+/* Iteration follows insertion, whatever the hashes: what callers write out is stable. */
+static void test_iterate_in_insertion_order(void **state)
+{
+	const void *key;
+	struct htab h;
+	size_t it = 0;
+	uint32_t want = 0;
+
+	(void)state;
+	htab_init(&h, sizeof(struct key), sizeof(struct val));
+	fill(&h, NKEYS);
+	while (htab_next(&h, &it, &key))
+		assert_int_equal(key_index(key), want++);
+	assert_int_equal(want, NKEYS);
+	htab_free(&h);
+}
+
+/*
+ * An entry costs its key and value, half as many again at worst while
+ * the entries grow, and its share of the 4-byte index. Slots holding
+ * whole entries (the table's first design) took 3.1 times the entries
+ * here: 262 144 slots of 48 bytes for 100 000 entries of 40.
+ */
+static void test_memory_per_entry(void **state)
+{
+	const size_t ent = 16 + sizeof(struct val);	/* the 12-byte key rounded up to 8 */
+	struct htab h;
+
+	(void)state;
+	htab_init(&h, sizeof(struct key), sizeof(struct val));
+	fill(&h, NKEYS);
+	assert_true(htab_bytes(&h) >= NKEYS * ent);
+	assert_true(htab_bytes(&h) <= 2 * NKEYS * ent);
+	htab_free(&h);
+}
+
 static void test_reuse_after_free(void **state)
 {
 	struct key k = make_key(7);
@@ -262,6 +300,8 @@ int main(void)
 		cmocka_unit_test(test_insert_find_many),
 		cmocka_unit_test(test_get_existing),
 		cmocka_unit_test(test_iterate_once),
+		cmocka_unit_test(test_iterate_in_insertion_order),
+		cmocka_unit_test(test_memory_per_entry),
 		cmocka_unit_test(test_reuse_after_free),
 		cmocka_unit_test(test_value_alignment),
 		cmocka_unit_test(test_hash_bytes),
