@@ -317,6 +317,13 @@ int pwriter__mappings(struct pwriter *w, const struct mapping *maps, size_t n,
 int pwriter__usyms(struct pwriter *w);
 /* The same within about budget_ns (0: no limit); the rest waits for the next call. */
 int pwriter__usyms_for(struct pwriter *w, uint64_t budget_ns);
+/*
+ * Forget the user PCs written already whose process keep() says is gone:
+ * what a long recording of many short processes would otherwise hold
+ * until its end. A PC of such a tgid seen again (a new process under a
+ * reused PID) is symbolized anew. How many were forgotten, or -ENOMEM.
+ */
+long pwriter__forget_upcs(struct pwriter *w, bool (*keep)(void *ctx, uint32_t tgid), void *ctx);
 int pwriter__lost(struct pwriter *w, const struct kv *kv, size_t n);
 int pwriter__end(struct pwriter *w, uint64_t duration_ns, int64_t exit_status, uint32_t flags);
 

@@ -159,6 +159,32 @@ int pwriter__usyms(struct pwriter *w)
 	return pwriter__usyms_for(w, 0);
 }
 
+long pwriter__forget_upcs(struct pwriter *w, bool (*keep)(void *ctx, uint32_t tgid), void *ctx)
+{
+	const struct pw_upc *pc;
+	struct pw_upc_val *v, *dst;
+	struct htab kept;
+	size_t it = 0;
+	long forgotten = 0;
+
+	htab_init(&kept, w->upcs.key_size, w->upcs.val_size);
+	while ((v = htab_next(&w->upcs, &it, (const void **)&pc))) {
+		if ((v->flags & PW_UPC_WRITTEN) && !keep(ctx, pc->tgid)) {
+			forgotten++;
+			continue;
+		}
+		dst = htab_get(&kept, pc, NULL);
+		if (!dst) {
+			htab_free(&kept);
+			return -ENOMEM;
+		}
+		*dst = *v;
+	}
+	htab_free(&w->upcs);
+	w->upcs = kept;
+	return forgotten;
+}
+
 struct upc_ref {
 	uint64_t file;
 	const struct pw_upc *pc;

@@ -192,7 +192,7 @@ static int append(struct maps_cache *mc, struct proc_maps *p, const struct proc_
 	size_t cap;
 
 	if (p->n == p->cap) {
-		cap = p->cap ? p->cap * 2 : 32;
+		cap = p->cap ? p->cap * 2 : 8;	/* most processes map a few files */
 		grown = realloc(p->maps, cap * sizeof(*grown));
 		if (!grown)
 			return -ENOMEM;
@@ -380,14 +380,49 @@ const struct proc_map *maps_cache__data_map(const struct maps_cache *mc, uint32_
 	return best;
 }
 
+static bool gone_before(const struct proc_maps *p, uint64_t before)
+{
+	return p->exited_ns && p->exited_ns < before;
+}
+
 void maps_cache__purge(struct maps_cache *mc, uint64_t before)
 {
 	struct proc_maps **p;
 	size_t it = 0;
 
 	while ((p = htab_next(&mc->procs, &it, NULL)))
-		if (!(*p)->announced && (*p)->exited_ns && (*p)->exited_ns < before)
+		if (!(*p)->announced && gone_before(*p, before))
 			proc_clear(*p);
+}
+
+size_t maps_cache__exited_held(const struct maps_cache *mc, uint64_t before)
+{
+	struct proc_maps **p;
+	size_t it = 0, n = 0;
+
+	while ((p = htab_next(&mc->procs, &it, NULL)))
+		n += (*p)->n && gone_before(*p, before);
+	return n;
+}
+
+size_t maps_cache__forget_exited(struct maps_cache *mc, uint64_t before)
+{
+	struct proc_maps **p;
+	size_t it = 0, n = 0;
+
+	while ((p = htab_next(&mc->procs, &it, NULL)))
+		if ((*p)->n && gone_before(*p, before)) {
+			proc_clear(*p);
+			n++;
+		}
+	return n;
+}
+
+bool maps_cache__known(const struct maps_cache *mc, uint32_t tgid)
+{
+	const struct proc_maps *p = proc_find(mc, tgid);
+
+	return p && p->n;
 }
 
 int maps_cache__write_new(struct maps_cache *mc, maps_write_fn fn, void *ctx)

@@ -101,6 +101,19 @@ const struct proc_map *maps_cache__data_map(const struct maps_cache *mc, uint32_
  */
 void maps_cache__purge(struct maps_cache *mc, uint64_t before);
 /*
+ * The processes that exited before `before` whose mappings are still
+ * held, announced ones included: the profile may still refer to those,
+ * until their PCs are symbolized.
+ */
+size_t maps_cache__exited_held(const struct maps_cache *mc, uint64_t before);
+/*
+ * Forget every process that exited before `before`, announced or not:
+ * for when their PCs are all symbolized. How many were forgotten.
+ */
+size_t maps_cache__forget_exited(struct maps_cache *mc, uint64_t before);
+/* Whether tgid's mappings are held. */
+bool maps_cache__known(const struct maps_cache *mc, uint32_t tgid);
+/*
  * The announced processes' mappings not written yet, each process's in
  * one call of fn, after which they count as written. Stops at fn's first
  * error and returns it.

@@ -11,7 +11,9 @@ require_root; require_btf; require_perf_event
 
 forks() { while :; do /bin/true; done; }
 forks & bg=$!
-( "$LOCKSTAT" record -a -d 2 -o all.data 2>all.err; echo "rc=$?" >all.rc; times >times.out )
+( "$LOCKSTAT" record -a -d 2 -o all.data 2>all.err & rec=$!
+  sleep 1.5; awk '$1 == "VmRSS:" { print $2 }' "/proc/$rec/status" >rss.kib 2>/dev/null
+  wait "$rec"; echo "rc=$?" >all.rc; times >times.out )
 kill "$bg"; wait "$bg" 2>/dev/null
 sed 's/^/# /' all.err
 check "record -a exits 0 ($(cat all.rc))" grep -qx 'rc=0' all.rc
@@ -29,7 +31,12 @@ echo "# own CPU ${own:-?} s, times: ${tot:-?} s ($(tail -n 1 times.out))"
 check "own CPU (${own:-?} s) is what times counts (${tot:-?} s) within 10 % + 0.05 s" \
 	awk -v a="${own:-x}" -v b="${tot:-x}" 'BEGIN { d = a - b; if (d < 0) d = -d;
 		exit !(a > 0 && b > 0 && d <= 0.1 * b + 0.05) }'
-check "own CPU says where it went" grep -Eq "own CPU: .*drains $num ms a bucket \([0-9]+ buckets, [0-9]+ map entries read a bucket\), the end $num s in $num s" all.err
+check "own CPU says where it went" grep -Eq "own CPU: .*drains $num ms a bucket \([0-9]+ buckets, [0-9]+ map entries read a bucket\), the end $num s in $num s; peak RSS $num MiB" all.err
+# The peak is at least what /proc showed resident in the middle of the run.
+peak=$(sed -n 's/.*; peak RSS \([0-9.]*\) MiB.*/\1/p' all.err)
+mid=$(cat rss.kib 2>/dev/null)
+check "peak RSS (${peak:-?} MiB) >= VmRSS in the run (${mid:-?} KiB), under 4 GiB" \
+	awk -v p="${peak:-x}" -v m="${mid:-x}" 'BEGIN { exit !(m > 0 && p * 1024 >= m && p < 4096) }'
 
 "$LOCKSTAT" record -o wl.data -- sh -c 'for i in 1 2 3 4 5 6 7 8; do /bin/true; done' 2>wl.err
 check "with a workload, a cost line for the fork follower" grep -Eq "probe cost: targets +$num events/s" wl.err

@@ -208,6 +208,47 @@ static void test_write_and_purge(void **state)
 	maps_cache__free(&mc);
 }
 
+/*
+ * Once their PCs are symbolized, the processes gone before a drain are
+ * forgotten, announced or not; the living stay, and a reused PID starts
+ * afresh.
+ */
+static void test_forget_exited(void **state)
+{
+	struct maps_cache mc;
+	struct proc_map a = pmap(0x1000, 0x2000, 0, "/bin/a", 1, 10);
+	struct proc_map b = pmap(0x1000, 0x2000, 0, "/bin/b", 2, 10);
+	struct proc_map c = pmap(0x5000, 0x6000, 0, "/bin/c", 3, 300);
+
+	(void)state;
+	b.tgid = TGID + 1;
+	maps_cache__init(&mc, 0);
+	assert_int_equal(maps_cache__add(&mc, &a), 0);
+	assert_int_equal(maps_cache__add(&mc, &b), 0);
+	assert_int_equal(maps_cache__announce(&mc, TGID), 0);
+	assert_int_equal(maps_cache__announce(&mc, TGID + 1), 0);
+	maps_cache__exited(&mc, TGID, 100);
+	assert_int_equal(maps_cache__exited_held(&mc, 50), 0);	/* a drain that began before */
+	assert_int_equal(maps_cache__exited_held(&mc, 150), 1);
+	maps_cache__purge(&mc, 150);	/* announced: purge keeps it */
+	assert_int_equal(maps_cache__exited_held(&mc, 150), 1);
+	assert_true(maps_cache__known(&mc, TGID));
+	assert_int_equal(maps_cache__forget_exited(&mc, 50), 0);
+	assert_int_equal(maps_cache__forget_exited(&mc, 150), 1);
+	assert_false(maps_cache__known(&mc, TGID));
+	assert_null(maps_cache__find(&mc, TGID, 0x1800, 0));
+	assert_false(maps_cache__announced(&mc, TGID));
+	assert_true(maps_cache__known(&mc, TGID + 1));	/* alive: kept */
+	assert_non_null(maps_cache__find(&mc, TGID + 1, 0x1800, 0));
+	assert_int_equal(maps_cache__exited_held(&mc, 150), 0);
+	/* The PID again, another process: only its own mapping. */
+	assert_int_equal(maps_cache__add(&mc, &c), 0);
+	assert_true(maps_cache__known(&mc, TGID));
+	assert_null(maps_cache__find(&mc, TGID, 0x1800, 0));
+	assert_non_null(maps_cache__find(&mc, TGID, 0x5800, 0));
+	maps_cache__free(&mc);
+}
+
 /* A PC in a file that names nothing, or no longer the file: its module and file offset, and why. */
 static void test_fallback_name(void **state)
 {
@@ -258,6 +299,7 @@ int main(void)
 		cmocka_unit_test(test_read_all),
 		cmocka_unit_test(test_data_map),
 		cmocka_unit_test(test_write_and_purge),
+		cmocka_unit_test(test_forget_exited),
 		cmocka_unit_test(test_fallback_name),
 	};
 

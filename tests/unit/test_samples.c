@@ -114,6 +114,64 @@ static struct profile *write_and_read(unsigned int *resolves)
 	return p;
 }
 
+static bool keep_all(void *ctx, uint32_t tgid)
+{
+	(void)ctx;
+	(void)tgid;
+	return true;
+}
+
+static bool keep_others(void *ctx, uint32_t tgid)
+{
+	(void)ctx;
+	return tgid != TGID;
+}
+
+/*
+ * A process's PCs forgotten once written (it exited): only the written
+ * ones, only its own, and the same PCs seen again are symbolized anew.
+ */
+static void test_forget_upcs(void **state)
+{
+	unsigned int resolves = 0;
+	struct ksyms ks;
+	struct sample_row b1[] = { srow(TGID, -1, 1, 300), srow(TGID, -1, 2, 100) };
+	struct pwriter_opts o = { .ksyms = &ks, .fetch_sample_kstack = fetch_k,
+				  .fetch_sample_ustack = fetch_u, .resolve_user = resolve,
+				  .resolve_ctx = &resolves };
+	struct pwriter *w;
+	struct profile *p = NULL;
+	char tmp[64], msg[256];
+	int fd = fx_tmpfile(tmp);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(fx_ksyms(&ks), 0);
+	o.fd = fd;
+	assert_int_equal(pwriter__new(&w, &o), 0);
+	assert_int_equal(pwriter__samples(w, 0, 1000, b1, 2), 0);
+	assert_int_equal(pwriter__forget_upcs(w, keep_others, NULL), 0);	/* none written yet */
+	assert_int_equal(pwriter__usyms(w), 0);
+	assert_int_equal(resolves, 3);
+	assert_int_equal(pwriter__forget_upcs(w, keep_all, NULL), 0);
+	assert_int_equal(pwriter__forget_upcs(w, keep_others, NULL), 3);
+	assert_int_equal(pwriter__usyms(w), 0);
+	assert_int_equal(resolves, 3);	/* nothing left to symbolize */
+	/* Under the same PID again, in a bucket that ends at 1000 too (the fake resolver's rule). */
+	assert_int_equal(pwriter__samples(w, 1000, 1000, b1, 1), 0);
+	assert_int_equal(pwriter__usyms(w), 0);
+	assert_int_equal(resolves, 5);
+	assert_int_equal(pwriter__end(w, 2000, 0, END_F_CLEAN), 0);
+	pwriter__free(w);
+	close(fd);
+	assert_int_equal(profile__read(tmp, &p, msg, sizeof(msg)), 0);
+	unlink(tmp);
+	assert_non_null(profile__usym(p, TGID, HOT_THREE + 4));
+	assert_non_null(profile__usym(p, TGID, HOT_ONE + 4));
+	profile__free(p);
+	ksyms_free(&ks);
+}
+
 static void test_round_trip(void **state)
 {
 	unsigned int resolves = 0;
@@ -239,6 +297,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_forget_upcs),
 		cmocka_unit_test(test_hits),
 		cmocka_unit_test(test_graph),
 		cmocka_unit_test(test_procmaps_line),
