@@ -1108,6 +1108,27 @@ static void say_own_cpu(const struct session *s)
 		  s->finish_ns / 1e9, ru.ru_maxrss / 1024.0);
 }
 
+/* The loss counters that are not zero, as the report's header lists them: said where they happen. */
+void session__say_lost(const struct session *s)
+{
+	struct lost_counter lc[MAX_LOST];
+	size_t i, len = 0, n = collector__lost(s->col, lc, MAX_LOST);
+	char line[1024];
+	int w;
+
+	line[0] = '\0';
+	for (i = 0; i < n && len < sizeof(line); i++) {
+		if (lc[i].value == s->lost_base[i])
+			continue;
+		w = snprintf(line + len, sizeof(line) - len, " %s=%" PRIu64, lc[i].name,
+			     lc[i].value - s->lost_base[i]);
+		if (w > 0)
+			len += w;
+	}
+	if (len)
+		pr_warn("lost:%s (lockstat-record(1), LOSSES)\n", line);
+}
+
 void session__say_costs(const struct session *s)
 {
 	say_probe_costs(s);
