@@ -347,6 +347,38 @@ check "command lines: every bad option is one lockstat line and exit 2, ranges i
 check "a closed standard output is reported (exit 1) by report, export, diff, top, probe, version" closed_pipes_ok
 check "export -o: FIFOs and directories refused, symlinks followed, the umask kept" export_output_ok
 
+# The benchmarks that check the issue targets: their statistics on runs
+# whose answer is known (tests/benchstat-cases.py), and every bad option
+# of real, overhead and scale one line and exit 2 before anything runs.
+bench_usage_ok() {
+	local b=$dir/../contrib/bench line script args out rc
+	while IFS='|' read -r script args; do
+		# shellcheck disable=SC2086
+		out=$("$b/$script" $args 2>&1 >/dev/null)
+		rc=$?
+		line=$(printf '%s\n' "$out" | head -n 1)
+		[ $rc = 2 ] && [[ $line == "$script: "* ]] && [ "$(printf '%s\n' "$out" | wc -l)" = 2 ] ||
+			{ echo "$script $args: exit $rc: $out" >&2; return 1; }
+	done <<'EOF2'
+real|-r 1
+real|-d 2
+real|-D /nonexistent
+real|-w foo
+real|-V bogus
+real|-x
+real|extra
+overhead|-r 0
+overhead|-d x
+overhead|-q
+scale|-d 5
+scale|-e BAD!
+scale|-z
+EOF2
+}
+check "benchstat: drift cancels, YES, NO, UNRESOLVED, a busy machine, failed runs, bad input" \
+	python3 "$dir/benchstat-cases.py"
+check "contrib/bench real, overhead, scale: every bad option is one line and exit 2" bench_usage_ok
+
 # --- readers: streams, exports, views (appended; the summary below counts every check above) ---
 rd=$dir/data
 
