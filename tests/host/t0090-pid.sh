@@ -25,10 +25,13 @@ check "record -p sees the process's samples" \
 	jqe '.total_samples > 0' <("$LOCKSTAT" report -i p.data --view hits -f json)
 # -t: each row's process comes from its task (BPF keeps it with the
 # command), so --pid picks the process's waits out, and no other's.
-"$WL/fdstorm" -t 2 -d 1 >wl-t.out &
+# Loading the probes takes seconds on a loaded machine: the workload
+# outlives a 2 s recording (a 1 s one had ended before record attached,
+# and the check saw "0 of 0").
+"$WL/fdstorm" -t 2 -d 5 >wl-t.out &
 wl=$!
 sleep 0.2
-"$LOCKSTAT" record -q -t -p $wl -o t.data -d 20
+"$LOCKSTAT" record -q -t -p $wl -o t.data -d 2
 wait $wl
 "$LOCKSTAT" report -i t.data -f json >t.json
 mine=$("$LOCKSTAT" report -i t.data --pid $wl -f json | jq .total.contended)
