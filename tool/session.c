@@ -605,6 +605,11 @@ static bool maps_held(void *ctx, uint32_t tgid)
 	return maps_cache__known(ctx, tgid);
 }
 
+static void forgot_process(void *ctx, uint32_t tgid)
+{
+	collector__forget_process(ctx, tgid);
+}
+
 static void symbolize_exited(struct session *s, uint64_t before)
 {
 	size_t n;
@@ -615,7 +620,7 @@ static void symbolize_exited(struct session *s, uint64_t before)
 	note_write_error(s, pwriter__usyms(s->w));
 	if (s->write_err)
 		return;
-	n = maps_cache__forget_exited(&s->maps, before);
+	n = maps_cache__forget_exited(&s->maps, before, forgot_process, s->col);
 	pcs = pwriter__forget_upcs(s->w, maps_held, &s->maps);
 	s->exited_forgotten += n;
 	/*
@@ -1108,7 +1113,11 @@ static void say_own_cpu(const struct session *s)
 		  s->finish_ns / 1e9, ru.ru_maxrss / 1024.0);
 }
 
-/* The loss counters that are not zero, as the report's header lists them: said where they happen. */
+/*
+ * The loss counters that are not zero, as the report's header lists
+ * them, said where they happen: a notice, as a stack collision or two
+ * is routine; their sizes tell the rest.
+ */
 void session__say_lost(const struct session *s)
 {
 	struct lost_counter lc[MAX_LOST];
@@ -1126,7 +1135,7 @@ void session__say_lost(const struct session *s)
 			len += w;
 	}
 	if (len)
-		pr_warn("lost:%s (lockstat-record(1), LOSSES)\n", line);
+		pr_notice("lost:%s (lockstat-record(1), LOSSES)\n", line);
 }
 
 void session__say_costs(const struct session *s)

@@ -187,7 +187,7 @@ int session__exit_code(const struct session *s);
  * (kernel.bpf_stats, when measured), and lockstat's own CPU time.
  */
 void session__say_costs(const struct session *s);
-/* A warning with every loss counter that is not zero, when one is. */
+/* A line with every loss counter that is not zero, when one is. */
 void session__say_lost(const struct session *s);
 void session__free(struct session *s);
 

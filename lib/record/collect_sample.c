@@ -287,6 +287,17 @@ int collector__fetch_sample_ustack(void *ctx, int32_t id, uint64_t *frames, int 
 	return fetch_stack_map(m->skel->maps.ustacks, id, frames, max, LS_SAMPLE_USTACK_DEPTH);
 }
 
+void collector__forget_process(struct collector *c, uint32_t tgid)
+{
+	struct sampler *m = family_priv(c, FAMILY_SAMPLE);
+
+	if (!m || !m->skel)
+		return;
+	bpf_map__delete_elem(m->skel->maps.seen_tgids, &tgid, sizeof(tgid), 0);
+	/* Its main thread's name too: a process under the PID would be named after it. */
+	bpf_map__delete_elem(m->skel->maps.sample_comms, &tgid, sizeof(tgid), 0);
+}
+
 static void sample_lost(const struct collector *c, const void *priv, uint64_t *vals)
 {
 	const struct sampler *m = priv;

@@ -120,6 +120,15 @@ int collector__stop(struct collector *c, struct snapshot *s);
 /* stack_fetch_fn callbacks, one per stack map. */
 int collector__fetch_stack(void *ctx, int32_t id, uint64_t *frames, int max);
 int collector__fetch_sample_kstack(void *ctx, int32_t id, uint64_t *frames, int max);
+/*
+ * tgid's process is gone and forgotten (its PCs symbolized): a new
+ * process under that PID is announced at its first sample, as the first
+ * was, and named by its own main thread. Without this, the sampler's set
+ * of announced processes keeps the PID (and, once full, every PID): a
+ * forked child that exits before the next drain never has its mappings
+ * read, and its samples have none.
+ */
+void collector__forget_process(struct collector *c, uint32_t tgid);
 int collector__fetch_sample_ustack(void *ctx, int32_t id, uint64_t *frames, int max);
 
 /* One loss counter of a family, for the LOST chunk. */

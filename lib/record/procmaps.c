@@ -405,14 +405,18 @@ size_t maps_cache__exited_held(const struct maps_cache *mc, uint64_t before)
 	return n;
 }
 
-size_t maps_cache__forget_exited(struct maps_cache *mc, uint64_t before)
+size_t maps_cache__forget_exited(struct maps_cache *mc, uint64_t before,
+				 void (*forgot)(void *ctx, uint32_t tgid), void *ctx)
 {
+	const uint32_t *tgid;
 	struct proc_maps **p;
 	size_t it = 0, n = 0;
 
-	while ((p = htab_next(&mc->procs, &it, NULL)))
+	while ((p = htab_next(&mc->procs, &it, (const void **)&tgid)))
 		if ((*p)->n && gone_before(*p, before)) {
 			proc_clear(*p);
+			if (forgot)
+				forgot(ctx, *tgid);
 			n++;
 		}
 	return n;

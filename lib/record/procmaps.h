@@ -108,9 +108,11 @@ void maps_cache__purge(struct maps_cache *mc, uint64_t before);
 size_t maps_cache__exited_held(const struct maps_cache *mc, uint64_t before);
 /*
  * Forget every process that exited before `before`, announced or not:
- * for when their PCs are all symbolized. How many were forgotten.
+ * for when their PCs are all symbolized. forgot (may be NULL) is called
+ * with each one's tgid. How many were forgotten.
  */
-size_t maps_cache__forget_exited(struct maps_cache *mc, uint64_t before);
+size_t maps_cache__forget_exited(struct maps_cache *mc, uint64_t before,
+				 void (*forgot)(void *ctx, uint32_t tgid), void *ctx);
 /* Whether tgid's mappings are held. */
 bool maps_cache__known(const struct maps_cache *mc, uint32_t tgid);
 /*

@@ -112,9 +112,9 @@ check "manystacks: record exits 0 ($?)" test $? = 0
 "$LOCKSTAT" report -i stacks.data -f json >stacks.json
 n=$("$LOCKSTAT" report -i stacks.data --view hits -f json | jq .total_samples)
 got=$(jq .lost.sample_stack_collision stacks.json)
-# record says what it lost as it ends, the same counts as the profile.
+# record says what it lost as it ends (a notice), the same counts as the profile.
 said=$(sed -n 's/.*lost:.* sample_stack_collision=\([0-9]*\).*/\1/p' stacks.err)
-check "record's lost: warning gives the profile's sample_stack_collision (${said:-none} and $got)" \
+check "record's lost: line gives the profile's sample_stack_collision (${said:-none} and $got)" \
 	test "${said:-x}" = "$got" -a "${got:-0}" -gt 0
 want=$(awk -v n="${n:-0}" 'BEGIN { m = 16384; printf "%.0f", n - m * (1 - exp(n * log(1 - 1 / m))) }')
 if [ "${want:-0}" -ge 10 ]; then

@@ -213,8 +213,14 @@ static void test_write_and_purge(void **state)
  * forgotten, announced or not; the living stay, and a reused PID starts
  * afresh.
  */
+static void note_forgot(void *ctx, uint32_t tgid)
+{
+	*(uint32_t *)ctx = tgid;
+}
+
 static void test_forget_exited(void **state)
 {
+	uint32_t forgot = 0;
 	struct maps_cache mc;
 	struct proc_map a = pmap(0x1000, 0x2000, 0, "/bin/a", 1, 10);
 	struct proc_map b = pmap(0x1000, 0x2000, 0, "/bin/b", 2, 10);
@@ -233,8 +239,9 @@ static void test_forget_exited(void **state)
 	maps_cache__purge(&mc, 150);	/* announced: purge keeps it */
 	assert_int_equal(maps_cache__exited_held(&mc, 150), 1);
 	assert_true(maps_cache__known(&mc, TGID));
-	assert_int_equal(maps_cache__forget_exited(&mc, 50), 0);
-	assert_int_equal(maps_cache__forget_exited(&mc, 150), 1);
+	assert_int_equal(maps_cache__forget_exited(&mc, 50, note_forgot, &forgot), 0);
+	assert_int_equal(maps_cache__forget_exited(&mc, 150, note_forgot, &forgot), 1);
+	assert_int_equal(forgot, TGID);	/* told, to be announced again */
 	assert_false(maps_cache__known(&mc, TGID));
 	assert_null(maps_cache__find(&mc, TGID, 0x1800, 0));
 	assert_false(maps_cache__announced(&mc, TGID));
