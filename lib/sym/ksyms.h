@@ -15,12 +15,14 @@ struct ksym {
 	char type;		/* kallsyms type letter, lower case */
 };
 
+struct ksyms_block;
+
 struct ksyms {
 	struct ksym *syms;
 	size_t count;
 	size_t cap;
-	char **strings;		/* owned copies */
-	size_t nstrings;
+	struct ksyms_block *strings;	/* the names and modules, packed; newest first */
+	const char *last_module;	/* the last module name kept: a module's symbols come together */
 	uint64_t lock_text_start;	/* __lock_text_start .. __lock_text_end */
 	uint64_t lock_text_end;
 	uint64_t sched_text_start;	/* __sched_text_start .. __sched_text_end */

@@ -376,6 +376,35 @@ static void test_many_symbols(void **state)
 	ksyms_free(&ks);
 }
 
+/*
+ * A name longer than a block of names gets its own; the names before and
+ * after stay whole, and a module's name is kept once for its symbols.
+ */
+static void test_long_name(void **state)
+{
+	size_t len = 70000;
+	char *longname = malloc(len + 1);
+	struct ksyms ks;
+
+	(void)state;
+	assert_non_null(longname);
+	memset(longname, 'x', len);
+	longname[len] = '\0';
+	ksyms_init(&ks);
+	assert_int_equal(ksyms_add(&ks, 0x1000, 0x10, "before", NULL, 't'), 0);
+	assert_int_equal(ksyms_add(&ks, 0x2000, 0x10, longname, "mod", 't'), 0);
+	assert_int_equal(ksyms_add(&ks, 0x3000, 0x10, "after", "mod", 't'), 0);
+	ksyms_sort(&ks);
+	assert_int_equal(ks.cap, ks.count);	/* the array fitted to its symbols */
+	assert_string_equal(ksyms_find(&ks, 0x1008)->name, "before");
+	assert_string_equal(ksyms_find(&ks, 0x2008)->name, longname);
+	assert_string_equal(ksyms_find(&ks, 0x3008)->name, "after");
+	assert_ptr_equal(ksyms_find(&ks, 0x2008)->module, ksyms_find(&ks, 0x3008)->module);
+	assert_string_equal(ksyms_find(&ks, 0x1008)->module, "");
+	ksyms_free(&ks);
+	free(longname);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -391,6 +420,7 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_add_and_sort),
 		cmocka_unit_test(test_many_symbols),
+		cmocka_unit_test(test_long_name),
 		cmocka_unit_test(test_empty),
 	};
 
