@@ -160,21 +160,39 @@ check "addr2line names the hottest of them in the unstripped file: $top = $fn" \
 check "the report counts them as unknown all the same" jqe '.unknown["no symbol table"] > 0' st.json
 
 # The same program under perf: the user functions perf names, lockstat names
-# alike, with shares within 5 points (two runs of a deterministic loop).
+# alike, with shares within 5 points. Separate runs of a deterministic
+# loop, but its split between functions moves from run to run on a busy
+# machine (msort_with_tmp 60.4 % under perf, 67.8 % under lockstat, in
+# one CI run): three runs of each, alternated, and each function's
+# median share compared.
 if ! command -v perf >/dev/null 2>&1; then
 	echo "# SKIP: perf is not installed: the comparison with perf"
-elif ! perf record -q -F 999 -e cpu-clock -o p.data -- "$UC" --libc -d 3 >/dev/null 2>&1; then
+elif ! perf record -q -F 999 -e cpu-clock -o p.data -- "$UC" --libc -d 2 >/dev/null 2>&1; then
 	not_ok "perf record of ucases --libc"
 else
-	"$LOCKSTAT" record -q -e sample -F 999 -o l.data -- "$UC" --libc -d 3 >/dev/null 2>&1
-	"$LOCKSTAT" report -i l.data --view hits -f json >l.json
 	norm() { sed -E 's/\.(part|isra|constprop|cold|lto_priv)\.[0-9]+//g; s/\.cold$//'; }
-	perf report -i p.data --no-children --sort sym --stdio 2>/dev/null |
-		awk '$2 == "[.]" { sub("%", "", $1); print $1, $3 }' | norm >perf.txt
-	jq -r '.functions[] | select(.kernel | not) | "\(.percent) \(.symbol)"' l.json | norm >ours.txt
-	awk 'NR == FNR { ours[$2] += $1; next }
+	: >perf.txt
+	: >ours.txt
+	for i in 1 2 3; do
+		[ "$i" = 1 ] || perf record -q -F 999 -e cpu-clock -o p.data -- "$UC" --libc -d 2 >/dev/null 2>&1
+		perf report -i p.data --no-children --sort sym --stdio 2>/dev/null |
+			awk -v r="$i" '$2 == "[.]" { sub("%", "", $1); print r, $1, $3 }' | norm >>perf.txt
+		"$LOCKSTAT" record -q -e sample -F 999 -o l.data -- "$UC" --libc -d 2 >/dev/null 2>&1
+		"$LOCKSTAT" report -i l.data --view hits -f json >l.json
+		jq -r --arg r "$i" '.functions[] | select(.kernel | not) | "\($r) \(.percent) \(.symbol)"' l.json | norm >>ours.txt
+	done
+	# Per function, the median of its three shares (0 in a run without it).
+	medians() {
+		awk '{ s[$3, $1] += $2; f[$3] = 1 }
+		     END { for (x in f) { n = 0; for (r = 1; r <= 3; r++) v[++n] = s[x, r] + 0
+			   for (i = 1; i <= 3; i++) for (j = i + 1; j <= 3; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+			   print v[2], x } }' "$1"
+	}
+	medians ours.txt >ours.med
+	medians perf.txt >perf.med
+	awk 'NR == FNR { ours[$2] = $1; next }
 	     $1 >= 2 { d = ours[$2] - $1; if (!($2 in ours) || d > 5 || d < -5) { print "# " $2 ": perf " $1 "%, lockstat " ($2 in ours ? ours[$2] "%" : "none"); bad++ } ; n++ }
-	     END { exit bad || !n }' ours.txt perf.txt
+	     END { exit bad || !n }' ours.med perf.med
 	check "perf's user functions of ucases --libc (>= 2 %) are lockstat's, shares within 5 points" test $? = 0
 fi
 done_testing
