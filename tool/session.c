@@ -622,7 +622,6 @@ static void symbolize_exited(struct session *s, uint64_t before)
 		return;
 	n = maps_cache__forget_exited(&s->maps, before, forgot_process, s->col);
 	pcs = pwriter__forget_upcs(s->w, maps_held, &s->maps);
-	s->exited_forgotten += n;
 	/*
 	 * libdw's tables for a file's first symbols (20 to 30 MiB for libc's
 	 * debug info) are freed once indexed, but the heap keeps their pages

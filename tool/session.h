@@ -140,7 +140,6 @@ struct session {
 	struct rusage ru_start;
 	uint64_t drain_cpu_ns;	/* in the buckets' drains and writes */
 	uint64_t nbuckets;
-	uint64_t exited_forgotten;	/* processes forgotten once their PCs were symbolized */
 	uint64_t finish_cpu_ns;	/* in session__finish(): last drain, user symbols */
 	uint64_t finish_ns;	/* session__finish()'s wall time: CPU-starved, it is long */
 	uint64_t contended;	/* kernel locks' contended acquisitions */
