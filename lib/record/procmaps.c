@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include "base/buf.h"
 #include "record/procmaps.h"
 #include "sym/syms.h"
 
@@ -58,6 +59,7 @@ void maps_cache__free(struct maps_cache *mc)
 			close(f->fd);
 	htab_free(&mc->procs);
 	htab_free(&mc->files);
+	free(mc->unwritten);
 	memset(mc, 0, sizeof(*mc));
 }
 
@@ -186,6 +188,19 @@ static void hold_file(struct maps_cache *mc, struct proc_map *m)
 	memcpy(m->build_id, f->build_id, sizeof(m->build_id));
 }
 
+/* p has mappings to write: remember it for maps_cache__write_new. */
+static int queue_unwritten(struct maps_cache *mc, struct proc_maps *p, uint32_t tgid)
+{
+	if (p->queued || p->nwritten == p->n)
+		return 0;
+	if (grow_array((void **)&mc->unwritten, &mc->unwritten_cap, mc->nunwritten + 1,
+		       sizeof(*mc->unwritten)))
+		return -ENOMEM;
+	mc->unwritten[mc->nunwritten++] = tgid;
+	p->queued = true;
+	return 0;
+}
+
 static int append(struct maps_cache *mc, struct proc_maps *p, const struct proc_map *m)
 {
 	struct proc_map *grown;
@@ -207,7 +222,7 @@ static int append(struct maps_cache *mc, struct proc_maps *p, const struct proc_
 	if (p->announced)
 		hold_file(mc, &p->maps[p->n]);
 	p->n++;
-	return 0;
+	return p->announced ? queue_unwritten(mc, p, m->tgid) : 0;
 }
 
 int maps_cache__add(struct maps_cache *mc, const struct proc_map *m)
@@ -310,7 +325,7 @@ int maps_cache__announce(struct maps_cache *mc, uint32_t tgid)
 	p->announced = true;
 	for (i = 0; i < p->n; i++)
 		hold_file(mc, &p->maps[i]);
-	return 0;
+	return queue_unwritten(mc, p, tgid);
 }
 
 void maps_cache__exited(struct maps_cache *mc, uint32_t tgid, uint64_t when)
@@ -431,17 +446,23 @@ bool maps_cache__known(const struct maps_cache *mc, uint32_t tgid)
 
 int maps_cache__write_new(struct maps_cache *mc, maps_write_fn fn, void *ctx)
 {
-	struct proc_maps **p;
-	size_t it = 0;
-	int err;
+	struct proc_maps *p;
+	size_t i;
+	int err = 0;
 
-	while ((p = htab_next(&mc->procs, &it, NULL))) {
-		if (!(*p)->announced || (*p)->nwritten == (*p)->n)
+	for (i = 0; i < mc->nunwritten && !err; i++) {
+		/* Gone since (purged, forgotten): nothing of it to write. */
+		p = proc_find(mc, mc->unwritten[i]);
+		if (!p || !p->queued)
 			continue;
-		err = fn(ctx, (*p)->maps + (*p)->nwritten, (*p)->n - (*p)->nwritten);
-		if (err)
-			return err;
-		(*p)->nwritten = (*p)->n;
+		p->queued = false;
+		if (!p->announced || p->nwritten == p->n)
+			continue;
+		err = fn(ctx, p->maps + p->nwritten, p->n - p->nwritten);
+		if (!err)
+			p->nwritten = p->n;
 	}
-	return 0;
+	/* What a write error left is not written: the profile stops there. */
+	mc->nunwritten = 0;
+	return err;
 }
