@@ -27,6 +27,7 @@
 #include "hist.h"
 #include "lockname.bpf.h"
 #include "sampler.bpf.h"
+#include "stackhash.bpf.h"
 
 /* The per-CPU spin stack is indexed with a mask the 6.1 verifier can follow. */
 _Static_assert((LS_PENDING_SPIN_DEPTH & (LS_PENDING_SPIN_DEPTH - 1)) == 0,
@@ -139,16 +140,7 @@ static void remember_comm(__u64 pid_tgid)
 /* Frames mixed into 63 bits; the top bit tells a stack from LS_STACK_NONE/ERR. */
 static __u64 hash_stack(const struct cont_stack *st)
 {
-	__u64 h = 0x9e3779b97f4a7c15ULL ^ st->nr;
-	__u32 i;
-
-	for (i = 0; i < LS_STACK_DEPTH; i++) {
-		if (i >= st->nr)
-			break;
-		h = (h ^ st->ip[i]) * 0xff51afd7ed558ccdULL;
-		h ^= h >> 32;
-	}
-	return h | (1ULL << 63);
+	return hash_frames(st->ip, st->nr, LS_STACK_DEPTH) | (1ULL << 63);
 }
 
 /*

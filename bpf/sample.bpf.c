@@ -10,24 +10,38 @@
 #include <bpf/bpf_helpers.h>
 #include "sample.h"
 #include "targets.bpf.h"
+#include "stackhash.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #define EFAULT	14
 
+/*
+ * Stacks under the hash of their frames (see sample.h). perf_event
+ * programs may only use preallocated hash maps: these reserve their
+ * max_entries at load, as stack maps did. The collector sets the sizes
+ * (-M) and removes the stacks no row refers to any more (trim).
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, LS_SAMPLE_KSTACK_DEPTH * sizeof(__u64));
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u64);
+	__type(value, struct sample_stack);
 	__uint(max_entries, 16384);
 } kstacks SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, LS_SAMPLE_USTACK_DEPTH * sizeof(__u64));
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u64);
+	__type(value, struct sample_stack);
 	__uint(max_entries, 16384);
 } ustacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct sample_stack);
+	__uint(max_entries, 1);
+} stack_scratch SEC(".maps");
 
 /* perf_event programs may only use preallocated hash maps. */
 struct {
@@ -74,18 +88,39 @@ static void announce(__u32 tgid)
 	bpf_ringbuf_output(&new_tgids, &tgid, sizeof(tgid), 0);
 }
 
-static __s32 stack_of(void *ctx, void *map, __u64 flags, __u64 *error)
+/*
+ * The key of this sample's kernel or user stack in map, the stack stored
+ * under it if new; LS_SAMPLE_NO_STACK when there is none of that kind
+ * (user mode, a kernel thread) or it could not be kept (counted).
+ */
+static __u64 stack_of(void *ctx, void *map, __u64 flags, __u64 *error)
 {
-	long id = bpf_get_stackid(ctx, map, flags);
+	__u32 zero = 0;
+	struct sample_stack *st = bpf_map_lookup_elem(&stack_scratch, &zero);
+	long n, err;
+	__u64 h;
 
-	if (id >= 0)
-		return id;
-	/* -EFAULT: no stack of that kind here (user mode, kernel thread). */
-	if (id == -EEXIST)
-		__sync_fetch_and_add(&lost.stack_collision, 1);
-	else if (id != -EFAULT)
-		__sync_fetch_and_add(error, 1);
-	return -1;
+	if (!st)
+		return LS_SAMPLE_NO_STACK;
+	n = bpf_get_stack(ctx, st->ip, sizeof(st->ip), flags);
+	if (n <= 0) {
+		/* -EFAULT: no stack of that kind here. */
+		if (n < 0 && n != -EFAULT)
+			__sync_fetch_and_add(error, 1);
+		return LS_SAMPLE_NO_STACK;
+	}
+	st->nr = n / sizeof(__u64);
+	h = hash_frames(st->ip, st->nr, LS_SAMPLE_STACK_DEPTH);
+	if (h == LS_SAMPLE_NO_STACK)
+		h = 1;
+	if (bpf_map_lookup_elem(map, &h))
+		return h;
+	err = bpf_map_update_elem(map, &h, st, BPF_NOEXIST);
+	if (err && err != -EEXIST) {
+		__sync_fetch_and_add(&lost.stacks_full, 1);
+		return LS_SAMPLE_NO_STACK;
+	}
+	return h;
 }
 
 static void remember_comm(__u32 tid)

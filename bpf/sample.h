@@ -9,21 +9,32 @@
 /*
  * The sampling profiler: a perf_event program on every CPU counts
  * samples per (process, thread, kernel stack, user stack) in the kernel.
+ * Stacks are kept in hash maps under the hash of their frames, as the
+ * locks family's are: two stacks never compete for one id, and a stack
+ * removed from its map comes back under the same key.
  */
 #define LS_SAMPLE_KSTACK_DEPTH	64
 #define LS_SAMPLE_USTACK_DEPTH	64
+#define LS_SAMPLE_STACK_DEPTH	64	/* the larger of the two: the maps' value */
+#define LS_SAMPLE_NO_STACK	0ULL	/* a key's stack: none (user mode, kernel thread) or lost */
 
 struct sample_key {
 	__u32 tgid;
 	__u32 tid;
-	__s32 kstack;		/* <0: none (user mode) or lost */
-	__s32 ustack;		/* <0: none (kernel thread) or lost */
+	__u64 kstack;		/* a kstacks key, or LS_SAMPLE_NO_STACK */
+	__u64 ustack;		/* a ustacks key, or LS_SAMPLE_NO_STACK */
+};
+
+struct sample_stack {
+	__u32 nr;
+	__u32 __pad;
+	__u64 ip[LS_SAMPLE_STACK_DEPTH];
 };
 
 struct sample_lost {
-	__u64 kstack_error;	/* bpf_get_stackid failed other than "no stack" */
+	__u64 kstack_error;	/* bpf_get_stack failed other than "no stack" */
 	__u64 ustack_error;
-	__u64 stack_collision;	/* a stack map bucket held another stack */
+	__u64 stacks_full;	/* a stack map was full: the sample is counted without that stack */
 	__u64 map_full;		/* the counts map was full: the sample was dropped */
 };
 

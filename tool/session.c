@@ -632,6 +632,29 @@ static void symbolize_exited(struct session *s, uint64_t before)
 		n, pcs);
 }
 
+static bool sample_stack_known(void *ctx, bool user, int32_t id)
+{
+	return collector__sample_stack_known(ctx, user, id);
+}
+
+/*
+ * Maps half full lose their idle rows and stacks (collector__trim_full);
+ * the stacks the sampler forgot are forgotten by the writer too.
+ */
+static void trim_full_maps(struct session *s, uint64_t now)
+{
+	uint64_t trims = collector__trims(s->col);
+	int n = collector__trim_full(s->col, now);
+
+	if (n < 0) {
+		pr_warn("removing idle rows from the kernel's maps: %s\n", strerror(-n));
+		return;
+	}
+	if (s->w && collector__trims(s->col) != trims &&
+	    pwriter__forget_sample_stacks(s->w, sample_stack_known, s->col) < 0)
+		note_write_error(s, -ENOMEM);
+}
+
 static void write_bucket(struct session *s)
 {
 	uint64_t start = now_ns(), cpu = cpu_ns();
@@ -644,6 +667,13 @@ static void write_bucket(struct session *s)
 		s->stop = true;
 		return;
 	}
+	/*
+	 * Now, not after writing: a row removed counted what it took between
+	 * this drain and its removal as lost, and writing (symbolizing, at
+	 * times) takes much longer. The rows just drained all stay, and so do
+	 * their stacks, for writing.
+	 */
+	trim_full_maps(s, start);
 	write_rows(s, &snap, now_ns());
 	/* Gone before this drain and not in the profile: nothing can refer to them now. */
 	maps_cache__purge(&s->maps, start);

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "base/htab.h"
@@ -137,6 +138,32 @@ void *htab_next(const struct htab *h, size_t *it, const void **key)
 	if (key)
 		*key = e;
 	return val_of(h, e);
+}
+
+long htab_filter(struct htab *h, bool (*keep)(const void *key, const void *val, void *ctx), void *ctx)
+{
+	struct htab kept;
+	const void *key;
+	void *val, *dst;
+	size_t it = 0;
+	long removed = 0;
+
+	htab_init(&kept, h->key_size, h->val_size);
+	while ((val = htab_next(h, &it, &key))) {
+		if (!keep(key, val, ctx)) {
+			removed++;
+			continue;
+		}
+		dst = htab_get(&kept, key, NULL);
+		if (!dst) {
+			htab_free(&kept);
+			return -ENOMEM;
+		}
+		memcpy(dst, val, h->val_size);
+	}
+	htab_free(h);
+	*h = kept;
+	return removed;
 }
 
 size_t htab_bytes(const struct htab *h)

@@ -2,6 +2,7 @@
 #ifndef __LOCKSTAT_HTAB_H
 #define __LOCKSTAT_HTAB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,6 +39,12 @@ void *htab_find(const struct htab *h, const void *key);
 void *htab_get(struct htab *h, const void *key, int *inserted);
 /* Iterate, in insertion order: start with *it = 0; returns NULL at the end. */
 void *htab_next(const struct htab *h, size_t *it, const void **key);
+/*
+ * Keep only the entries keep() says to, in their order (the table is
+ * rebuilt: the only way out of it): how many went, or -ENOMEM with the
+ * table as it was.
+ */
+long htab_filter(struct htab *h, bool (*keep)(const void *key, const void *val, void *ctx), void *ctx);
 /* The heap memory the table holds, in bytes. */
 size_t htab_bytes(const struct htab *h);
 

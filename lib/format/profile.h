@@ -36,16 +36,26 @@ struct cont_row {
 	char comm[LS_COMM_LEN];	/* with -t */
 };
 
+/* A sampler row's process, thread and stacks: the collector's stack ids, -1 for none. */
+struct sample_ids {
+	uint32_t tgid;
+	uint32_t tid;
+	int32_t kstack;
+	int32_t ustack;
+};
+
 /* One aggregated sampler row as the collector hands it over. */
 struct sample_row {
-	struct sample_key key;
+	struct sample_ids key;
 	uint64_t count;		/* the delta for this bucket */
 	char comm[16];
 };
 
 /*
- * Stack ids in the file: the BPF id plus the stack map it came from, so
- * the lock and sampler stack maps (whose ids overlap) share one table.
+ * Stack ids in the file: the collector's id of the stack (a number from 0
+ * in the order it first saw it; a stack it forgot and saw again has a
+ * new one) plus the map it came from, so that the stacks of every family
+ * (whose ids overlap) share one table.
  */
 enum stack_space {
 	STACK_LOCK_KERNEL = 0,
@@ -324,6 +334,13 @@ int pwriter__usyms_for(struct pwriter *w, uint64_t budget_ns);
  * reused PID) is symbolized anew. How many were forgotten, or -ENOMEM.
  */
 long pwriter__forget_upcs(struct pwriter *w, bool (*keep)(void *ctx, uint32_t tgid), void *ctx);
+/*
+ * Forget the sampler's stacks written already that known() says the
+ * collector forgot (trimmed from its maps: their ids never come back),
+ * with the frames kept of user ones: what a long recording of many
+ * short processes would otherwise hold. The number forgotten, or -ENOMEM.
+ */
+long pwriter__forget_sample_stacks(struct pwriter *w, bool (*known)(void *ctx, bool user, int32_t id), void *ctx);
 int pwriter__lost(struct pwriter *w, const struct kv *kv, size_t n);
 int pwriter__end(struct pwriter *w, uint64_t duration_ns, int64_t exit_status, uint32_t flags);
 

@@ -159,30 +159,48 @@ int pwriter__usyms(struct pwriter *w)
 	return pwriter__usyms_for(w, 0);
 }
 
+struct forget_ctx {
+	bool (*keep_tgid)(void *ctx, uint32_t tgid);
+	bool (*known)(void *ctx, bool user, int32_t id);
+	void *ctx;
+};
+
+static bool keep_upc(const void *key, const void *val, void *ctx)
+{
+	const struct pw_upc *pc = key;
+	const struct pw_upc_val *v = val;
+	struct forget_ctx *f = ctx;
+
+	return !(v->flags & PW_UPC_WRITTEN) || f->keep_tgid(f->ctx, pc->tgid);
+}
+
 long pwriter__forget_upcs(struct pwriter *w, bool (*keep)(void *ctx, uint32_t tgid), void *ctx)
 {
-	const struct pw_upc *pc;
-	struct pw_upc_val *v, *dst;
-	struct htab kept;
-	size_t it = 0;
-	long forgotten = 0;
+	struct forget_ctx f = { .keep_tgid = keep, .ctx = ctx };
 
-	htab_init(&kept, w->upcs.key_size, w->upcs.val_size);
-	while ((v = htab_next(&w->upcs, &it, (const void **)&pc))) {
-		if ((v->flags & PW_UPC_WRITTEN) && !keep(ctx, pc->tgid)) {
-			forgotten++;
-			continue;
-		}
-		dst = htab_get(&kept, pc, NULL);
-		if (!dst) {
-			htab_free(&kept);
-			return -ENOMEM;
-		}
-		*dst = *v;
-	}
-	htab_free(&w->upcs);
-	w->upcs = kept;
-	return forgotten;
+	return htab_filter(&w->upcs, keep_upc, &f);
+}
+
+/* A stack of another space than the sampler's, or one the collector still has. */
+static bool keep_stack(const void *key, const void *val, void *ctx)
+{
+	uint32_t id = *(const int32_t *)key, space = id >> STACK_SPACE_SHIFT;
+	struct forget_ctx *f = ctx;
+
+	(void)val;
+	if (space != STACK_SAMPLE_KERNEL && space != STACK_SAMPLE_USER)
+		return true;
+	return f->known(f->ctx, space == STACK_SAMPLE_USER, id & ((1u << STACK_SPACE_SHIFT) - 1));
+}
+
+long pwriter__forget_sample_stacks(struct pwriter *w, bool (*known)(void *ctx, bool user, int32_t id), void *ctx)
+{
+	struct forget_ctx f = { .known = known, .ctx = ctx };
+	long n = htab_filter(&w->stacks_seen, keep_stack, &f);
+
+	if (n >= 0 && htab_filter(&w->ustacks, keep_stack, &f) < 0)
+		return -ENOMEM;
+	return n;
 }
 
 struct upc_ref {

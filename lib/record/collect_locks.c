@@ -28,12 +28,12 @@ _Static_assert(sizeof(struct stack_sampler) == 40 + 8 * LS_SAMPLER_SLOTS + 8 * L
 static const char *const lost_names[] = {
 	"missing_begin", "nested_dropped", "stale_begin", "pending_full",
 	"stacks_full", "stack_error", "map_full", "targets_full", "in_probe",
-	"recursion_begin", "recursion_end",
+	"recursion_begin", "recursion_end", "trimmed_late",
 };
 
 #define NLOST		(sizeof(lost_names) / sizeof(lost_names[0]))
 #define NLOST_BPF	(sizeof(struct cont_lost) / sizeof(__u64))
-_Static_assert(NLOST == NLOST_BPF + 2, "one name per loss counter, in order");
+_Static_assert(NLOST == NLOST_BPF + 3, "one name per loss counter, in order");
 
 
 struct locks {
@@ -45,11 +45,13 @@ struct locks {
 	struct htab stack_ids;	/* BPF stack key (u64) -> file stack id (int32) */
 	uint64_t *stack_keys;	/* file stack id -> BPF stack key */
 	size_t nstack_keys, stack_keys_cap;
-	struct htab changed;	/* cont_key -> uint8: its row changed since the last trim */
+	struct htab seen;	/* cont_key -> uint32: the drain at which its row last changed */
+	uint32_t drain;		/* the drain in progress (collector.ndrains) */
 	struct cont_row *rows;
 	size_t cap;
 	struct lockname *names;	/* rq, zone and slab names of dynamic locks */
 	uint64_t stop_ns;	/* when detached: the end of the waits still open */
+	uint64_t trimmed_late;	/* waits of rows trimmed after the drain that read them */
 };
 
 /* tp_btf where BTF describes the tracepoints, else the classic ones. */
@@ -154,7 +156,7 @@ static int locks_open(struct collector *c, const struct features *f, struct fami
 	l->ncpus = c->ncpus;
 	htab_init(&l->totals, sizeof(struct cont_key), sizeof(struct cont_val));
 	htab_init(&l->stack_ids, sizeof(uint64_t), sizeof(int32_t));
-	htab_init(&l->changed, sizeof(struct cont_key), 1);
+	htab_init(&l->seen, sizeof(struct cont_key), sizeof(uint32_t));
 	l->percpu = calloc(c->ncpus, sizeof(*l->percpu));
 	mapscan_init(&l->scan, -1, sizeof(struct cont_key), sizeof(*l->percpu) * c->ncpus);
 	if (!l->percpu)
@@ -173,7 +175,7 @@ static void locks_free(void *priv)
 	htab_free(&l->totals);
 	htab_free(&l->stack_ids);
 	free(l->stack_keys);
-	htab_free(&l->changed);
+	htab_free(&l->seen);
 	free(l->percpu);
 	mapscan_free(&l->scan);
 	free(l->rows);
@@ -300,7 +302,7 @@ static int drain_one(struct locks *l, const struct cont_key *key,
 	delta(&r->val, &sum, before);
 	fill_comm(l, r);
 	*before = sum;
-	return htab_get(&l->changed, key, NULL) ? 0 : -ENOMEM;
+	return note_seen(&l->seen, key, l->drain);
 }
 
 static int drain_rows(struct collector *c, struct locks *l, size_t *n)
@@ -417,6 +419,7 @@ static int locks_drain(struct collector *c, void *priv, struct snapshot *s, bool
 	int err;
 
 	s->ncont = 0;
+	l->drain = c->ndrains;
 	err = drain_rows(c, l, &s->ncont);
 	if (!err && final)
 		err = close_sleeping(l, l->stop_ns, &s->ncont);
@@ -473,12 +476,23 @@ static int live_keys(struct locks *l, struct htab *stacks, struct htab *tids)
 	return err ?: spinning_stacks(l, stacks);
 }
 
+/* The waits a row counted between the last drain and its trim. */
+static uint64_t late_waits(const void *total, const void *deleted, void *ctx)
+{
+	const struct cont_val *before = total;
+	struct cont_val now;
+
+	sum_percpu(ctx, deleted, &now);
+	return now.count > before->count ? now.count - before->count : 0;
+}
+
 /* A wait in progress may have a new row to come, with the stack it took. */
-static int locks_trim(struct collector *c, void *priv)
+static int locks_trim(struct collector *c, void *priv, uint32_t before)
 {
 	struct locks *l = priv;
 	struct htab stacks, tids;
-	int removed = forget_unchanged(&l->totals, &l->changed, l->skel->maps.stats), err;
+	int removed = forget_older(&l->totals, &l->seen, l->skel->maps.stats, before, late_waits, l,
+				   &l->trimmed_late), err;
 
 	(void)c;
 	if (removed < 0)
@@ -534,6 +548,7 @@ static void locks_lost(const struct collector *c, const void *priv, uint64_t *va
 		lost = s->bss->lost;
 		vals[NLOST_BPF] = recursion_misses(s->progs.begin_btf) + recursion_misses(s->progs.begin_tp);
 		vals[NLOST_BPF + 1] = recursion_misses(s->progs.end_btf) + recursion_misses(s->progs.end_tp);
+		vals[NLOST_BPF + 2] = l->trimmed_late;
 	}
 	lost.targets_full = collector__targets_full(c);
 	memcpy(vals, &lost, sizeof(lost));
@@ -551,6 +566,15 @@ const char *collector__lock_names(const struct collector *c)
 	const struct locks *l = family_priv(c, FAMILY_LOCKS);
 
 	return lockname__status(l ? l->names : NULL);
+}
+
+static unsigned locks_fill(const void *priv, uint32_t latest, uint32_t *before)
+{
+	const struct locks *l = priv;
+	uint32_t max = l->skel ? bpf_map__max_entries(l->skel->maps.stats) : 0;
+
+	*before = trim_cutoff(&l->seen, latest, max / 4);
+	return max ? l->totals.count * 1000 / max : 0;
 }
 
 static const struct bpf_object *locks_object(const void *priv)
@@ -573,4 +597,5 @@ const struct family_ops locks_family = {
 	.lost = locks_lost,
 	.object = locks_object,
 	.trim = locks_trim,
+	.fill = locks_fill,
 };

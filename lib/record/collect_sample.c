@@ -18,15 +18,37 @@
 #include "base/log.h"
 #include "sample.skel.h"
 
-_Static_assert(sizeof(struct sample_key) == 16, "sample_key layout is shared with BPF");
+_Static_assert(sizeof(struct sample_key) == 24, "sample_key layout is shared with BPF");
+_Static_assert(sizeof(struct sample_stack) == 8 + 8 * LS_SAMPLE_STACK_DEPTH, "sample_stack layout is shared with BPF");
 _Static_assert(sizeof(struct sample_lost) == 4 * 8, "sample_lost layout is shared with BPF");
+_Static_assert(LS_SAMPLE_KSTACK_DEPTH <= LS_SAMPLE_STACK_DEPTH && LS_SAMPLE_USTACK_DEPTH <= LS_SAMPLE_STACK_DEPTH,
+	       "the stack maps hold either kind");
 
+/* BPF's counters, in struct sample_lost's order, then the collector's. */
 static const char *const lost_names[] = {
-	"sample_kstack_error", "sample_ustack_error", "sample_stack_collision", "sample_map_full",
+	"sample_kstack_error", "sample_ustack_error", "sample_stacks_full", "sample_map_full",
+	"sample_stack_gone", "sample_trimmed_late",
 };
 
-#define NLOST	(sizeof(lost_names) / sizeof(lost_names[0]))
-_Static_assert(sizeof(struct sample_lost) == NLOST * sizeof(__u64), "one name per loss counter, in order");
+#define NLOST		(sizeof(lost_names) / sizeof(lost_names[0]))
+#define NLOST_BPF	(sizeof(struct sample_lost) / sizeof(__u64))
+_Static_assert(NLOST == NLOST_BPF + 2, "one name per loss counter, in order");
+
+/* The profile's ids are below this: stack_file_id() keeps 24 bits for them. */
+#define STACK_ID_LIMIT	((1 << STACK_SPACE_SHIFT) - 1)
+
+/*
+ * The stacks of one map as the profile numbers them: an id per BPF key
+ * (the hash of the frames), new at its first row. A stack that trim
+ * removes from the map is forgotten here too; should it come back, it
+ * is fetched again under a new id (ids are never reused: the profile
+ * may have the old one already).
+ */
+struct stack_ids {
+	struct htab ids;	/* u64 BPF key -> int32 id */
+	struct htab keys;	/* int32 id -> u64 BPF key, to fetch the stack */
+	int32_t next;
+};
 
 struct sampler {
 	struct sample_bpf *skel;
@@ -35,7 +57,12 @@ struct sampler {
 	struct bpf_link **links;
 	int nlinks;
 	struct htab totals;	/* sample_key -> uint64 count */
-	struct htab changed;	/* sample_key -> uint8: its count changed since the last trim */
+	struct htab seen;	/* sample_key -> uint32: the drain at which its count last changed */
+	uint32_t drain;		/* the drain in progress (collector.ndrains) */
+	struct stack_ids kst, ust;
+	uint64_t stack_gone;	/* rows whose stack was not in its map any more (or no id was left) */
+	uint64_t trimmed_late;	/* samples of rows trimmed after the drain that read them */
+	uint64_t orphans_at;	/* map_full + stacks_full at the last trim: stacks without a row */
 	struct mapscan scan;	/* the drains' reader of counts */
 	struct sample_row *rows;
 	size_t cap;
@@ -128,6 +155,31 @@ static int attach_all(struct sampler *m, struct family_status *st)
 	return err;
 }
 
+static void stack_ids_init(struct stack_ids *s)
+{
+	htab_init(&s->ids, sizeof(uint64_t), sizeof(int32_t));
+	htab_init(&s->keys, sizeof(int32_t), sizeof(uint64_t));
+	s->next = 0;
+}
+
+static void stack_ids_free(struct stack_ids *s)
+{
+	htab_free(&s->ids);
+	htab_free(&s->keys);
+}
+
+/*
+ * -M rows: the locks family's rows; the sampler keeps twice as many rows
+ * (a row is a thread and a pair of stacks) and as many stacks of each
+ * kind, as at the defaults (16384).
+ */
+static void size_maps(struct sampler *m, uint32_t rows)
+{
+	bpf_map__set_max_entries(m->skel->maps.counts, 2 * rows);
+	bpf_map__set_max_entries(m->skel->maps.kstacks, rows);
+	bpf_map__set_max_entries(m->skel->maps.ustacks, rows);
+}
+
 static int sample_open(struct collector *c, const struct features *f, struct family_status *st,
 		       void **priv)
 {
@@ -143,7 +195,9 @@ static int sample_open(struct collector *c, const struct features *f, struct fam
 	m->ncpus = c->ncpus;
 	m->freq = c->o.sample_freq;
 	htab_init(&m->totals, sizeof(struct sample_key), sizeof(uint64_t));
-	htab_init(&m->changed, sizeof(struct sample_key), 1);
+	htab_init(&m->seen, sizeof(struct sample_key), sizeof(uint32_t));
+	stack_ids_init(&m->kst);
+	stack_ids_init(&m->ust);
 	mapscan_init(&m->scan, -1, sizeof(struct sample_key), sizeof(uint64_t));
 	m->skel = sample_bpf__open();
 	if (!m->skel)
@@ -151,6 +205,8 @@ static int sample_open(struct collector *c, const struct features *f, struct fam
 	m->skel->rodata->filter_targets = c->o.filter_targets;
 	m->skel->rodata->pidns_dev = c->pidns_dev;
 	m->skel->rodata->pidns_ino = c->pidns_ino;
+	if (c->o.stats_entries)
+		size_maps(m, c->o.stats_entries);
 	err = collector_prepare_object(c, m->skel->obj);
 	if (!err)
 		err = sample_bpf__load(m->skel);
@@ -170,7 +226,9 @@ static void sample_free(void *priv)
 	free(m->links);
 	sample_bpf__destroy(m->skel);
 	htab_free(&m->totals);
-	htab_free(&m->changed);
+	htab_free(&m->seen);
+	stack_ids_free(&m->kst);
+	stack_ids_free(&m->ust);
 	mapscan_free(&m->scan);
 	free(m->rows);
 	free(m);
@@ -184,6 +242,33 @@ static void sample_comm(struct sampler *m, struct sample_row *r)
 				 r->comm, sizeof(r->comm), 0))
 		snprintf(r->comm, sizeof(r->comm), "%s", tid ? "?" : "swapper");
 	r->comm[sizeof(r->comm) - 1] = '\0';
+}
+
+/* The profile's id of a BPF stack key: -1 for none, a new one at first sight. */
+static int stack_id_of(struct sampler *m, struct stack_ids *s, uint64_t key, int32_t *id)
+{
+	int32_t *slot;
+	uint64_t *k;
+
+	*id = -1;
+	if (key == LS_SAMPLE_NO_STACK)
+		return 0;
+	if ((slot = htab_find(&s->ids, &key))) {
+		*id = *slot;
+		return 0;
+	}
+	if (s->next >= STACK_ID_LIMIT) {
+		m->stack_gone++;
+		return 0;
+	}
+	slot = htab_get(&s->ids, &key, NULL);
+	k = slot ? htab_get(&s->keys, &s->next, NULL) : NULL;
+	if (!k)
+		return -ENOMEM;
+	*k = key;
+	*slot = s->next++;
+	*id = *slot;
+	return 0;
 }
 
 static int drain_one(struct sampler *m, const struct sample_key *key, uint64_t now,
@@ -200,11 +285,15 @@ static int drain_one(struct sampler *m, const struct sample_key *key, uint64_t n
 	if (grow_array((void **)&m->rows, &m->cap, s->nsamples + 1, sizeof(*r)))
 		return -ENOMEM;
 	r = &m->rows[s->nsamples++];
-	r->key = *key;
+	r->key.tgid = key->tgid;
+	r->key.tid = key->tid;
+	if (stack_id_of(m, &m->kst, key->kstack, &r->key.kstack) ||
+	    stack_id_of(m, &m->ust, key->ustack, &r->key.ustack))
+		return -ENOMEM;
 	r->count = now - *before;
 	sample_comm(m, r);
 	*before = now;
-	return htab_get(&m->changed, key, NULL) ? 0 : -ENOMEM;
+	return note_seen(&m->seen, key, m->drain);
 }
 
 static int sample_drain(struct collector *c, void *priv, struct snapshot *s, bool final)
@@ -214,6 +303,7 @@ static int sample_drain(struct collector *c, void *priv, struct snapshot *s, boo
 	int err;
 
 	(void)final;
+	m->drain = c->ndrains;
 	s->nsamples = 0;
 	m->scan.fd = bpf_map__fd(m->skel->maps.counts);
 	mapscan_start(&m->scan);
@@ -228,45 +318,173 @@ static int sample_drain(struct collector *c, void *priv, struct snapshot *s, boo
 }
 
 
-/* What the counts left refer to: in sets[] the kernel stacks, user stacks, threads and processes. */
+/* A set of stack keys (trim): a u64 key, no value; none is no stack. */
+static int stack_set_add(struct htab *set, uint64_t key)
+{
+	return key == LS_SAMPLE_NO_STACK || htab_get(set, &key, NULL) ? 0 : -ENOMEM;
+}
+
+/*
+ * What the counts left refer to, in sets[]: the kernel stacks, user
+ * stacks, threads and processes. Read from the map itself, after the
+ * rows were trimmed: a row made since the last drain keeps its stacks.
+ */
 static int live_keys(struct sampler *m, struct htab *sets)
 {
-	struct sample_key key, next;
-	const void *prev = NULL;
-	int err = 0;
+	const struct sample_key *key;
+	const void *k, *v;
+	int err;
 
-	while (!err && !bpf_map__get_next_key(m->skel->maps.counts, prev, &next, sizeof(next))) {
-		key = next;
-		prev = &key;
-		err = u32_set_add(&sets[0], key.kstack) ?: u32_set_add(&sets[1], key.ustack) ?:
-		      u32_set_add(&sets[2], key.tid) ?: u32_set_add(&sets[3], key.tgid);
+	mapscan_start(&m->scan);
+	while ((err = mapscan_next(&m->scan, &k, &v)) > 0) {
+		key = k;
+		err = stack_set_add(&sets[0], key->kstack) ?: stack_set_add(&sets[1], key->ustack) ?:
+		      u32_set_add(&sets[2], key->tid) ?: u32_set_add(&sets[3], key->tgid);
+		if (err)
+			break;
 	}
 	return err;
+}
+
+/*
+ * Forget the stacks that no row refers to any more (live), and delete
+ * them from map: the number forgotten, or -errno. Only stacks that a
+ * drain has seen: one made since is a row's to come.
+ */
+static int forget_stacks(struct stack_ids *s, struct bpf_map *map, const struct htab *live)
+{
+	struct stack_ids kept;
+	const void *key;
+	int32_t *id;
+	size_t it = 0;
+	int forgotten = 0;
+
+	stack_ids_init(&kept);
+	kept.next = s->next;
+	while ((id = htab_next(&s->ids, &it, &key))) {
+		int32_t *slot;
+		uint64_t *back;
+
+		if (!htab_find(live, key)) {
+			bpf_map__delete_elem(map, key, sizeof(uint64_t), 0);
+			forgotten++;
+			continue;
+		}
+		slot = htab_get(&kept.ids, key, NULL);
+		back = slot ? htab_get(&kept.keys, id, NULL) : NULL;
+		if (!back) {
+			stack_ids_free(&kept);
+			return -ENOMEM;
+		}
+		*slot = *id;
+		*back = *(const uint64_t *)key;
+	}
+	stack_ids_free(s);
+	*s = kept;
+	return forgotten;
+}
+
+static uint64_t late_samples(const void *total, const void *deleted, void *ctx)
+{
+	uint64_t before = *(const uint64_t *)total, now = *(const uint64_t *)deleted;
+
+	(void)ctx;
+	return now > before ? now - before : 0;
+}
+
+/*
+ * Stacks kept for a sample whose row found the counts full, or whose
+ * other stack found its map full, have no row: never forgotten by their
+ * ids, they would stay. After such losses, every stack of the maps that
+ * no row refers to goes (a stack made for a sample in flight may go
+ * with them: its row then counts in sample_stack_gone).
+ */
+static int sweep_orphans(struct sampler *m, struct htab *sets)
+{
+	const struct sample_lost *l = &m->skel->bss->lost;
+	uint64_t losses = l->map_full + l->stacks_full;
+	int err;
+
+	if (losses == m->orphans_at)
+		return 0;
+	m->orphans_at = losses;
+	err = map_prune(m->skel->maps.kstacks, &sets[0]);
+	return err < 0 ? err : map_prune(m->skel->maps.ustacks, &sets[1]);
 }
 
 /*
  * A process forgotten from seen_tgids is announced again when it is next
  * sampled, and its mappings read for the segment that sees it.
  */
-static int sample_trim(struct collector *c, void *priv)
+static int sample_trim(struct collector *c, void *priv, uint32_t before)
 {
 	struct sampler *m = priv;
-	struct bpf_map *maps[4] = { m->skel->maps.kstacks, m->skel->maps.ustacks,
-				    m->skel->maps.sample_comms, m->skel->maps.seen_tgids };
+	struct bpf_map *maps[2] = { m->skel->maps.sample_comms, m->skel->maps.seen_tgids };
 	struct htab sets[4];
-	int i, removed = forget_unchanged(&m->totals, &m->changed, m->skel->maps.counts), err;
+	int i, removed, err;
 
 	(void)c;
+	m->scan.fd = bpf_map__fd(m->skel->maps.counts);
+	removed = forget_older(&m->totals, &m->seen, m->skel->maps.counts, before, late_samples, m,
+			       &m->trimmed_late);
 	if (removed < 0)
 		return removed;
 	for (i = 0; i < 4; i++)
-		htab_init(&sets[i], sizeof(__u32), 1);
+		htab_init(&sets[i], i < 2 ? sizeof(uint64_t) : sizeof(__u32), 1);
 	err = live_keys(m, sets);
-	for (i = 0; i < 4 && err >= 0; i++)
-		err = map_prune(maps[i], &sets[i]);
+	if (!err)
+		err = forget_stacks(&m->kst, m->skel->maps.kstacks, &sets[0]);
+	if (err >= 0)
+		err = forget_stacks(&m->ust, m->skel->maps.ustacks, &sets[1]);
+	if (err >= 0)
+		err = sweep_orphans(m, sets);
+	for (i = 0; i < 2 && err >= 0; i++)
+		err = map_prune(maps[i], &sets[i + 2]);
 	for (i = 0; i < 4; i++)
 		htab_free(&sets[i]);
 	return err < 0 ? err : removed;
+}
+
+/*
+ * The fullest of the counts and the stack maps. A row refers to a stack
+ * of each kind at most, so rows down to a quarter of the smallest map
+ * leave each stack map a quarter full at most.
+ */
+static unsigned sample_fill(const void *priv, uint32_t latest, uint32_t *before)
+{
+	const struct sampler *m = priv;
+	uint32_t rows_max, k_max, u_max;
+	unsigned rows, k, u;
+
+	*before = 0;
+	if (!m->skel)
+		return 0;
+	rows_max = bpf_map__max_entries(m->skel->maps.counts);
+	k_max = bpf_map__max_entries(m->skel->maps.kstacks);
+	u_max = bpf_map__max_entries(m->skel->maps.ustacks);
+	rows = m->totals.count * 1000 / rows_max;
+	k = m->kst.ids.count * 1000 / k_max;
+	u = m->ust.ids.count * 1000 / u_max;
+	*before = trim_cutoff(&m->seen, latest, (rows_max < k_max ? (rows_max < u_max ? rows_max : u_max) :
+						(k_max < u_max ? k_max : u_max)) / 4);
+	return rows > k ? (rows > u ? rows : u) : (k > u ? k : u);
+}
+
+/* Copy a stack out by the profile's id: the number of frames, or -ENOENT (counted). */
+static int fetch_stack(struct sampler *m, struct stack_ids *s, struct bpf_map *map, int32_t id,
+		       uint64_t *frames, int max)
+{
+	const uint64_t *key = htab_find(&s->keys, &id);
+	struct sample_stack st;
+	int i;
+
+	if (!key || bpf_map__lookup_elem(map, key, sizeof(*key), &st, sizeof(st), 0)) {
+		m->stack_gone++;
+		return -ENOENT;
+	}
+	for (i = 0; i < (int)st.nr && i < LS_SAMPLE_STACK_DEPTH && i < max; i++)
+		frames[i] = st.ip[i];
+	return i;
 }
 
 int collector__fetch_sample_kstack(void *ctx, int32_t id, uint64_t *frames, int max)
@@ -275,7 +493,8 @@ int collector__fetch_sample_kstack(void *ctx, int32_t id, uint64_t *frames, int 
 
 	if (!m || !m->skel)
 		return -ENOENT;
-	return fetch_stack_map(m->skel->maps.kstacks, id, frames, max, LS_SAMPLE_KSTACK_DEPTH);
+	return fetch_stack(m, &m->kst, m->skel->maps.kstacks, id, frames,
+			   max < LS_SAMPLE_KSTACK_DEPTH ? max : LS_SAMPLE_KSTACK_DEPTH);
 }
 
 int collector__fetch_sample_ustack(void *ctx, int32_t id, uint64_t *frames, int max)
@@ -284,7 +503,15 @@ int collector__fetch_sample_ustack(void *ctx, int32_t id, uint64_t *frames, int 
 
 	if (!m || !m->skel)
 		return -ENOENT;
-	return fetch_stack_map(m->skel->maps.ustacks, id, frames, max, LS_SAMPLE_USTACK_DEPTH);
+	return fetch_stack(m, &m->ust, m->skel->maps.ustacks, id, frames,
+			   max < LS_SAMPLE_USTACK_DEPTH ? max : LS_SAMPLE_USTACK_DEPTH);
+}
+
+bool collector__sample_stack_known(const struct collector *c, bool user, int32_t id)
+{
+	const struct sampler *m = family_priv(c, FAMILY_SAMPLE);
+
+	return m && htab_find(user ? &m->ust.keys : &m->kst.keys, &id);
 }
 
 void collector__forget_process(struct collector *c, uint32_t tgid)
@@ -303,8 +530,11 @@ static void sample_lost(const struct collector *c, const void *priv, uint64_t *v
 	const struct sampler *m = priv;
 
 	(void)c;
-	if (m && m->skel)
-		memcpy(vals, &m->skel->bss->lost, sizeof(m->skel->bss->lost));
+	if (!m || !m->skel)
+		return;
+	memcpy(vals, &m->skel->bss->lost, sizeof(m->skel->bss->lost));
+	vals[NLOST_BPF] = m->stack_gone;
+	vals[NLOST_BPF + 1] = m->trimmed_late;
 }
 
 static int on_event(void *ctx, void *data, size_t size)
@@ -359,4 +589,5 @@ const struct family_ops sample_family = {
 	.lost = sample_lost,
 	.object = sample_object,
 	.trim = sample_trim,
+	.fill = sample_fill,
 };

@@ -121,20 +121,6 @@ int collector_drain_source(struct collector *c, struct tsource *src, struct htab
 	return err ? err : collector_add_table(c, &src->rows.rows);
 }
 
-int fetch_stack_map(struct bpf_map *m, int32_t id, uint64_t *frames, int max, int depth)
-{
-	__u64 buf[LS_SAMPLE_USTACK_DEPTH > LS_STACK_DEPTH ? LS_SAMPLE_USTACK_DEPTH : LS_STACK_DEPTH] = { 0 };
-	__u32 key = id;
-	int i;
-
-	if (id < 0 || depth > (int)(sizeof(buf) / sizeof(buf[0])) ||
-	    bpf_map__lookup_elem(m, &key, sizeof(key), buf, depth * sizeof(__u64), 0))
-		return -ENOENT;
-	for (i = 0; i < depth && i < max && buf[i]; i++)
-		frames[i] = buf[i];
-	return i;
-}
-
 /* The maps of bpf/targets.bpf.h in obj: the targets object's from now on. */
 static int reuse_target_maps(struct collector *c, struct bpf_object *obj)
 {
@@ -499,6 +485,7 @@ static int drain_families(struct collector *c, struct snapshot *s, bool final)
 
 	memset(s, 0, sizeof(*s));
 	c->ntables = 0;
+	c->ndrains++;
 	for (i = 0; i < FAMILY_COUNT && !err; i++)
 		if (c->status[i].state == FSTATE_ATTACHED)
 			err = families[i]->drain(c, c->priv[i], s, final);
@@ -529,12 +516,80 @@ int collector__trim(struct collector *c)
 	for (i = 0; i < FAMILY_COUNT; i++) {
 		if (c->status[i].state != FSTATE_ATTACHED || !families[i]->trim)
 			continue;
-		n = families[i]->trim(c, c->priv[i]);
+		/* Rows that changed at a drain since the last trim stay. */
+		n = families[i]->trim(c, c->priv[i], c->trim_drain[i] + 1);
+		if (n < 0)
+			return n;
+		removed += n;
+		c->trim_drain[i] = c->ndrains;
+		c->trims[i]++;
+	}
+	return removed;
+}
+
+/*
+ * A family's maps are trimmed once half full, at the drain that finds
+ * them so: the rows that changed the longest ago go, until a quarter is
+ * left (never one that changed at that drain), with the stacks only they
+ * referred to. A trim costs a batched read of the rows and one syscall a
+ * row or stack removed. One that freed less than an eighth found the
+ * rows busy, and the next drain would free no more: the next trim then
+ * waits TRIM_GAP_FIRST, doubling at each such trim up to TRIM_GAP_MAX.
+ */
+#define TRIM_FILL	500	/* thousandths */
+#define TRIM_FREED	125
+#define TRIM_GAP_FIRST	(1000000000ULL)
+#define TRIM_GAP_MAX	(64 * 1000000000ULL)
+
+static int trim_family(struct collector *c, int i, uint64_t now)
+{
+	uint32_t before;
+	unsigned full = families[i]->fill(c->priv[i], c->ndrains, &before), after;
+	uint64_t gap = c->trim_gap[i];
+	int n;
+
+	if (now < c->trim_next[i] || full < TRIM_FILL)
+		return 0;
+	n = families[i]->trim(c, c->priv[i], before);
+	if (n < 0)
+		return n;
+	after = families[i]->fill(c->priv[i], c->ndrains, &before);
+	if (full - after >= TRIM_FREED)
+		gap = 0;
+	else
+		gap = !gap ? TRIM_GAP_FIRST : 2 * gap < TRIM_GAP_MAX ? 2 * gap : TRIM_GAP_MAX;
+	c->trim_gap[i] = gap;
+	c->trim_next[i] = now + gap;
+	c->trim_drain[i] = c->ndrains;
+	c->trims[i]++;
+	pr_info("%s: removed %d rows idle longest from the kernel's maps, %.1f %% full before, %.1f %% after\n",
+		families[i]->name, n, full / 10.0, after / 10.0);
+	return n;
+}
+
+int collector__trim_full(struct collector *c, uint64_t now)
+{
+	int i, n, removed = 0;
+
+	for (i = 0; i < FAMILY_COUNT; i++) {
+		if (c->status[i].state != FSTATE_ATTACHED || !families[i]->trim || !families[i]->fill)
+			continue;
+		n = trim_family(c, i, now);
 		if (n < 0)
 			return n;
 		removed += n;
 	}
 	return removed;
+}
+
+uint64_t collector__trims(const struct collector *c)
+{
+	uint64_t n = 0;
+	int i;
+
+	for (i = 0; i < FAMILY_COUNT; i++)
+		n += c->trims[i];
+	return n;
 }
 
 int u32_set_add(struct htab *set, int32_t id)
@@ -544,34 +599,6 @@ int u32_set_add(struct htab *set, int32_t id)
 	if (id < 0)
 		return 0;
 	return htab_get(set, &k, NULL) ? 0 : -ENOMEM;
-}
-
-int forget_unchanged(struct htab *totals, struct htab *changed, struct bpf_map *map)
-{
-	const void *k;
-	void *v, *dst;
-	struct htab kept;
-	size_t it = 0;
-	int removed = 0;
-
-	htab_init(&kept, totals->key_size, totals->val_size);
-	while ((v = htab_next(totals, &it, &k))) {
-		if (!htab_find(changed, k)) {
-			removed += !bpf_map__delete_elem(map, k, totals->key_size, 0);
-			continue;
-		}
-		dst = htab_get(&kept, k, NULL);
-		if (!dst) {
-			htab_free(&kept);
-			return -ENOMEM;
-		}
-		memcpy(dst, v, totals->val_size);
-	}
-	htab_free(totals);
-	*totals = kept;
-	htab_free(changed);
-	htab_init(changed, totals->key_size, 1);
-	return removed;
 }
 
 /* Keys first, deletions after: a deleted key would restart the walk from the first. */

@@ -7,6 +7,7 @@
 #include "record/collector.h"
 #include "base/htab.h"
 #include "record/tsource.h"
+#include "record/trim.h"
 
 struct bpf_map;
 struct bpf_object;
@@ -46,12 +47,19 @@ struct family_ops {
 	/* The BPF object whose programs' run time is the family's cost, or NULL. */
 	const struct bpf_object *(*object)(const void *priv);
 	/*
-	 * Optional (serve, between segments): remove from the kernel's maps,
-	 * and from what the family keeps of them, the rows that did not change
-	 * since the last trim, and the stacks no row refers to any more; the
-	 * number of rows removed, or -errno.
+	 * Optional (serve, between segments; any profile, when fill() says
+	 * the maps are half full): remove from the kernel's maps, and from
+	 * what the family keeps of them, the rows that last changed before
+	 * drain before (c->ndrains counts them), and the stacks no row
+	 * refers to any more; the number of rows removed, or -errno.
 	 */
-	int (*trim)(struct collector *c, void *priv);
+	int (*trim)(struct collector *c, void *priv, uint32_t before);
+	/*
+	 * With trim: how full the fullest of the maps it empties is, in
+	 * thousandths, and in *before the trim that would leave them a
+	 * quarter full (trim_cutoff); latest is the last drain.
+	 */
+	unsigned (*fill)(const void *priv, uint32_t latest, uint32_t *before);
 };
 
 #define FAMILY_OPS_DECLARE(NAME, name)	extern const struct family_ops name##_family;
@@ -66,6 +74,11 @@ struct collector {
 	struct trows *tables;	/* this drain's tables */
 	size_t ntables;
 	size_t tables_cap;
+	uint32_t ndrains;	/* drains so far: the one in progress */
+	uint32_t trim_drain[FAMILY_COUNT];	/* the drain of each family's last trim */
+	uint64_t trim_next[FAMILY_COUNT];	/* collector__trim_full: no trim before */
+	uint64_t trim_gap[FAMILY_COUNT];	/* and the gap after the next one */
+	uint64_t trims[FAMILY_COUNT];
 	int stats_fd;		/* BPF_ENABLE_STATS while it is held, or -1 */
 	bool stats_wanted;	/* probe_stats, and the kernel has kernel.bpf_stats */
 	bool stats_cycled;	/* on a tenth of the time only (collector__cycle_stats) */
@@ -144,17 +157,9 @@ uint64_t collector__targets_full(const struct collector *c);
 int sample_consume_events(struct collector *c);
 /* Poll fd (an epoll fd of a ring buffer) with the collector's event fd; 0 or -errno. */
 int collector_watch_fd(struct collector *c, int fd);
-/*
- * trim: forget from totals (BPF key -> values as of the last drain), and
- * delete from map, every key that changed (a uint8 set, emptied) does not
- * hold: the number deleted, or -ENOMEM.
- */
-int forget_unchanged(struct htab *totals, struct htab *changed, struct bpf_map *map);
 /* A set of stack ids, tids or tgids (trim): a uint32 key, no value; negative ids are none. */
 int u32_set_add(struct htab *set, int32_t id);
 /* Delete every key of a BPF map (stacks, tids) that set (of its keys) does not hold: how many. */
 int map_prune(struct bpf_map *m, const struct htab *set);
-/* Copy one stack out of a BPF stack map: the number of frames or -errno. */
-int fetch_stack_map(struct bpf_map *m, int32_t id, uint64_t *frames, int max, int depth);
 
 #endif

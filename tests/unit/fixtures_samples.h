@@ -73,7 +73,7 @@ static struct sample_row srow(uint32_t tgid, uint32_t tid, int32_t k, int32_t u,
 	struct sample_row r;
 
 	memset(&r, 0, sizeof(r));
-	r.key = (struct sample_key){ tgid, tid, k, u };
+	r.key = (struct sample_ids){ tgid, tid, k, u };
 	r.count = n;
 	snprintf(r.comm, sizeof(r.comm), "%s", comm);
 	return r;

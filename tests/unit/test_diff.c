@@ -192,7 +192,7 @@ static int write_rows(struct pwriter *w, const struct run_spec *s)
 				   s->anon_open_waits * 5000, 5000, 5000);
 	err = pwriter__bucket(w, 0, s->dur_ns, rows, n);
 	memset(&sr, 0, sizeof(sr));
-	sr.key = (struct sample_key){ 100, 100, 1, -1 };
+	sr.key = (struct sample_ids){ 100, 100, 1, -1 };
 	sr.count = s->samples;
 	strcpy(sr.comm, "fdstorm");
 	if (!err && s->samples)

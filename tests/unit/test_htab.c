@@ -293,6 +293,41 @@ static void test_hash_bytes(void **state)
 	assert_true(hash_bytes(a, 4) != hash_bytes(a, 5));
 }
 
+static bool keep_odd(const void *key, const void *val, void *ctx)
+{
+	(void)val;
+	++*(int *)ctx;
+	return *(const uint32_t *)key % 2;
+}
+
+/* htab_filter keeps what it is told to, in order, findable; the rest goes. */
+static void test_filter(void **state)
+{
+	struct htab h;
+	uint32_t i, *v;
+	size_t it = 0;
+	const void *k;
+	int calls = 0;
+
+	(void)state;
+	htab_init(&h, sizeof(uint32_t), sizeof(uint32_t));
+	for (i = 0; i < 1000; i++) {
+		v = htab_get(&h, &i, NULL);
+		assert_non_null(v);
+		*v = i * 3;
+	}
+	assert_int_equal(htab_filter(&h, keep_odd, &calls), 500);
+	assert_int_equal(calls, 1000);
+	assert_int_equal(h.count, 500);
+	for (i = 1; (v = htab_next(&h, &it, &k)); i += 2) {
+		assert_int_equal(*(const uint32_t *)k, i);
+		assert_int_equal(*v, i * 3);
+	}
+	for (i = 0; i < 1000; i++)
+		assert_true((htab_find(&h, &i) != NULL) == (i % 2));
+	htab_free(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -305,6 +340,7 @@ int main(void)
 		cmocka_unit_test(test_reuse_after_free),
 		cmocka_unit_test(test_value_alignment),
 		cmocka_unit_test(test_hash_bytes),
+		cmocka_unit_test(test_filter),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

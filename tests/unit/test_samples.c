@@ -127,49 +127,114 @@ static bool keep_others(void *ctx, uint32_t tgid)
 	return tgid != TGID;
 }
 
+/* A writer on a temporary file, for the tests that forget. */
+struct wfix {
+	struct ksyms ks;
+	struct pwriter *w;
+	char tmp[64];
+	int fd;
+	unsigned int resolves;
+};
+
+static void wfix_open(struct wfix *f, stack_fetch_fn fetch_user)
+{
+	struct pwriter_opts o = { .ksyms = &f->ks, .fetch_sample_kstack = fetch_k,
+				  .fetch_sample_ustack = fetch_user, .resolve_user = resolve,
+				  .resolve_ctx = &f->resolves };
+
+	f->resolves = 0;
+	f->fd = fx_tmpfile(f->tmp);
+	assert_true(f->fd >= 0);
+	assert_int_equal(fx_ksyms(&f->ks), 0);
+	o.fd = f->fd;
+	assert_int_equal(pwriter__new(&f->w, &o), 0);
+}
+
+/* End the profile and read it back. */
+static struct profile *wfix_close(struct wfix *f)
+{
+	struct profile *p = NULL;
+	char msg[256];
+
+	assert_int_equal(pwriter__end(f->w, 2000, 0, END_F_CLEAN), 0);
+	pwriter__free(f->w);
+	close(f->fd);
+	assert_int_equal(profile__read(f->tmp, &p, msg, sizeof(msg)), 0);
+	unlink(f->tmp);
+	ksyms_free(&f->ks);
+	return p;
+}
+
 /*
  * A process's PCs forgotten once written (it exited): only the written
  * ones, only its own, and the same PCs seen again are symbolized anew.
  */
 static void test_forget_upcs(void **state)
 {
-	unsigned int resolves = 0;
-	struct ksyms ks;
 	struct sample_row b1[] = { srow(TGID, -1, 1, 300), srow(TGID, -1, 2, 100) };
-	struct pwriter_opts o = { .ksyms = &ks, .fetch_sample_kstack = fetch_k,
-				  .fetch_sample_ustack = fetch_u, .resolve_user = resolve,
-				  .resolve_ctx = &resolves };
-	struct pwriter *w;
-	struct profile *p = NULL;
-	char tmp[64], msg[256];
-	int fd = fx_tmpfile(tmp);
+	struct profile *p;
+	struct wfix f;
 
 	(void)state;
-	assert_true(fd >= 0);
-	assert_int_equal(fx_ksyms(&ks), 0);
-	o.fd = fd;
-	assert_int_equal(pwriter__new(&w, &o), 0);
-	assert_int_equal(pwriter__samples(w, 0, 1000, b1, 2), 0);
-	assert_int_equal(pwriter__forget_upcs(w, keep_others, NULL), 0);	/* none written yet */
-	assert_int_equal(pwriter__usyms(w), 0);
-	assert_int_equal(resolves, 3);
-	assert_int_equal(pwriter__forget_upcs(w, keep_all, NULL), 0);
-	assert_int_equal(pwriter__forget_upcs(w, keep_others, NULL), 3);
-	assert_int_equal(pwriter__usyms(w), 0);
-	assert_int_equal(resolves, 3);	/* nothing left to symbolize */
+	wfix_open(&f, fetch_u);
+	assert_int_equal(pwriter__samples(f.w, 0, 1000, b1, 2), 0);
+	assert_int_equal(pwriter__forget_upcs(f.w, keep_others, NULL), 0);	/* none written yet */
+	assert_int_equal(pwriter__usyms(f.w), 0);
+	assert_int_equal(f.resolves, 3);
+	assert_int_equal(pwriter__forget_upcs(f.w, keep_all, NULL), 0);
+	assert_int_equal(pwriter__forget_upcs(f.w, keep_others, NULL), 3);
+	assert_int_equal(pwriter__usyms(f.w), 0);
+	assert_int_equal(f.resolves, 3);	/* nothing left to symbolize */
 	/* Under the same PID again, in a bucket that ends at 1000 too (the fake resolver's rule). */
-	assert_int_equal(pwriter__samples(w, 1000, 1000, b1, 1), 0);
-	assert_int_equal(pwriter__usyms(w), 0);
-	assert_int_equal(resolves, 5);
-	assert_int_equal(pwriter__end(w, 2000, 0, END_F_CLEAN), 0);
-	pwriter__free(w);
-	close(fd);
-	assert_int_equal(profile__read(tmp, &p, msg, sizeof(msg)), 0);
-	unlink(tmp);
+	assert_int_equal(pwriter__samples(f.w, 1000, 1000, b1, 1), 0);
+	assert_int_equal(pwriter__usyms(f.w), 0);
+	assert_int_equal(f.resolves, 5);
+	p = wfix_close(&f);
 	assert_non_null(profile__usym(p, TGID, HOT_THREE + 4));
 	assert_non_null(profile__usym(p, TGID, HOT_ONE + 4));
 	profile__free(p);
-	ksyms_free(&ks);
+}
+
+static int fetches;
+
+static int fetch_u_counted(void *ctx, int32_t id, uint64_t *f, int max)
+{
+	fetches++;
+	return fetch_u(ctx, id, f, max);
+}
+
+/* The collector knows user stack 1 only: it forgot 2 (trimmed), and never uses that id again. */
+static bool known_one(void *ctx, bool user, int32_t id)
+{
+	(void)ctx;
+	return user && id == 1;
+}
+
+/*
+ * Stacks the collector forgot are forgotten by the writer, frames and
+ * all; those it still has are not fetched again, and the profile reads.
+ */
+static void test_forget_stacks(void **state)
+{
+	struct sample_row b1[] = { srow(TGID, -1, 1, 300), srow(TGID, -1, 2, 100) };
+	struct sample_row b2[] = { srow(TGID, -1, 1, 30), srow(TGID, -1, 3, 10) };
+	struct profile *p;
+	struct wfix f;
+
+	(void)state;
+	fetches = 0;
+	wfix_open(&f, fetch_u_counted);
+	assert_int_equal(pwriter__samples(f.w, 0, 1000, b1, 2), 0);
+	assert_int_equal(fetches, 2);
+	assert_int_equal(pwriter__forget_sample_stacks(f.w, known_one, NULL), 1);
+	assert_int_equal(pwriter__forget_sample_stacks(f.w, known_one, NULL), 0);
+	assert_int_equal(pwriter__samples(f.w, 1000, 1000, b2, 2), 0);
+	assert_int_equal(fetches, 3);	/* 3 only: 1 is written already */
+	assert_int_equal(pwriter__usyms(f.w), 0);
+	p = wfix_close(&f);
+	assert_int_equal(p->samples.count, 3);
+	assert_non_null(profile__usym(p, TGID, HOT_ONE + 4));	/* stack 2's, written before */
+	profile__free(p);
 }
 
 static void test_round_trip(void **state)
@@ -298,6 +363,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_forget_upcs),
+		cmocka_unit_test(test_forget_stacks),
 		cmocka_unit_test(test_hits),
 		cmocka_unit_test(test_graph),
 		cmocka_unit_test(test_procmaps_line),

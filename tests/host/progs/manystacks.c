@@ -4,10 +4,10 @@
  *
  * Each round descends DEPTH levels, taking left() or right() at random at
  * each level, and spins a few microseconds at the bottom: 2^DEPTH
- * possible stacks, so a sampler sees almost no stack twice and its stack
- * map (16384 buckets, hashed) soon has buckets that hold another stack.
- * That is how the host tests provoke and check the stack-collision loss
- * counter. Usage: manystacks SECS
+ * possible stacks, so a sampler sees almost no stack twice: the host
+ * tests fill the sampler's maps with it, to check that they are trimmed
+ * as they fill and that what a map too small loses is counted.
+ * Usage: manystacks SECS
  */
 #define _GNU_SOURCE
 #include <stdint.h>
