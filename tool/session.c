@@ -555,6 +555,32 @@ static void on_new_process(void *ctx, uint32_t tgid)
 
 /* --- the loop ------------------------------------------------------------ */
 
+/* A loss table's columns (NAME.lost: every column a loss counter) added up, for the lost: line. */
+static void add_table_losses(struct session *s, const struct trows *t)
+{
+	const char *name = t->schema->name;
+	size_t len = strlen(name), r, k;
+	uint32_t c;
+
+	if (len < 5 || strcmp(name + len - 5, ".lost"))
+		return;
+	for (c = 0; c < t->schema->ncols; c++) {
+		uint64_t sum = 0;
+
+		for (r = 0; r < t->n; r++)
+			sum += t->v[r * t->schema->ncols + c];
+		for (k = 0; k < s->ntable_lost; k++)
+			if (s->table_lost[k].schema == t->schema && s->table_lost[k].col == c)
+				break;
+		if (k == s->ntable_lost) {
+			if (k == MAX_TABLE_LOST)
+				continue;
+			s->table_lost[s->ntable_lost++] = (struct table_lost){ t->schema, c, 0 };
+		}
+		s->table_lost[k].value += sum;
+	}
+}
+
 static void write_rows(struct session *s, const struct snapshot *snap, uint64_t t)
 {
 	uint64_t t0 = s->last_t - s->t0, t1 = t - s->t0;
@@ -571,8 +597,10 @@ static void write_rows(struct session *s, const struct snapshot *snap, uint64_t 
 		note_write_error(s, capture_mappings(s, snap->samples, snap->nsamples));
 	if (!s->write_err && collector__status(s->col, FAMILY_SAMPLE)->state == FSTATE_ATTACHED)
 		note_write_error(s, pwriter__samples(s->w, t0, t1, snap->samples, snap->nsamples));
-	for (i = 0; i < snap->ntables && !s->write_err; i++)
+	for (i = 0; i < snap->ntables && !s->write_err; i++) {
+		add_table_losses(s, &snap->tables[i]);
 		note_write_error(s, pwriter__table(s->w, t0, t1, &snap->tables[i]));
+	}
 	/* What the announced processes mapped since the last drain. */
 	if (!s->write_err)
 		note_write_error(s, maps_cache__write_new(&s->maps, write_maps, s));
@@ -641,10 +669,10 @@ static bool sample_stack_known(void *ctx, bool user, int32_t id)
  * Maps half full lose their idle rows and stacks (collector__trim_full);
  * the stacks the sampler forgot are forgotten by the writer too.
  */
-static void trim_full_maps(struct session *s, uint64_t now)
+static void trim_full_maps(struct session *s)
 {
 	uint64_t trims = collector__trims(s->col);
-	int n = collector__trim_full(s->col, now);
+	int n = collector__trim_full(s->col);
 
 	if (n < 0) {
 		pr_warn("removing idle rows from the kernel's maps: %s\n", strerror(-n));
@@ -673,7 +701,7 @@ static void write_bucket(struct session *s)
 	 * times) takes much longer. The rows just drained all stay, and so do
 	 * their stacks, for writing.
 	 */
-	trim_full_maps(s, start);
+	trim_full_maps(s);
 	write_rows(s, &snap, now_ns());
 	/* Gone before this drain and not in the profile: nothing can refer to them now. */
 	maps_cache__purge(&s->maps, start);
@@ -1065,6 +1093,7 @@ static void note_lost_base(struct session *s)
 
 	for (i = 0; i < n; i++)
 		s->lost_base[i] = lc[i].value;
+	s->ntable_lost = 0;
 }
 
 int session__begin_profile(struct session *s)
@@ -1160,6 +1189,17 @@ void session__say_lost(const struct session *s)
 			continue;
 		w = snprintf(line + len, sizeof(line) - len, " %s=%" PRIu64, lc[i].name,
 			     lc[i].value - s->lost_base[i]);
+		if (w > 0)
+			len += w;
+	}
+	/* The families' tables of losses, as report --view tables names them. */
+	for (i = 0; i < s->ntable_lost && len < sizeof(line); i++) {
+		const struct table_lost *t = &s->table_lost[i];
+
+		if (!t->value)
+			continue;
+		w = snprintf(line + len, sizeof(line) - len, " %s.%s=%" PRIu64, t->schema->name,
+			     t->schema->cols[t->col].name, t->value);
 		if (w > 0)
 			len += w;
 	}

@@ -29,6 +29,7 @@
 
 #define NSEC_PER_SEC	1000000000ULL
 #define MAX_LOST	32	/* loss counters of the LOST chunk, of every family */
+#define MAX_TABLE_LOST	32	/* columns of the families' NAME.lost tables */
 
 /*
  * Below 10 ms a bucket costs more than it shows (a drain walks the whole
@@ -150,6 +151,13 @@ struct session {
 	bool stop;
 	int write_err;
 	uint64_t lost_base[MAX_LOST];	/* the loss counters when this profile began */
+	/* The families' own loss tables (NAME.lost), each column summed over this profile. */
+	struct table_lost {
+		const struct tschema *schema;
+		uint32_t col;
+		uint64_t value;
+	} table_lost[MAX_TABLE_LOST];
+	size_t ntable_lost;
 };
 
 /* record's defaults: 1 s buckets, locks and samples, 99 Hz. */

@@ -51,6 +51,7 @@ struct mmaplock {
 	struct mmaplock_bpf *skel;
 	struct tsource rows;
 	struct tsource lost;
+	uint64_t trimmed_late;	/* acquisitions of rows trimmed after the drain that read them */
 };
 
 /* Load the handlers written for this kernel's tracepoint prototypes. */
@@ -180,6 +181,33 @@ static const struct bpf_object *mmaplock_object(const void *priv)
 	return m->skel ? m->skel->obj : NULL;
 }
 
+static int mmaplock_trim(struct collector *c, void *priv, uint32_t before)
+{
+	struct mmaplock *m = priv;
+
+	(void)c;
+	return tsource_trim(&m->rows, before, &m->trimmed_late);
+}
+
+static unsigned mmaplock_fill(const void *priv, uint32_t latest, uint32_t *before)
+{
+	const struct mmaplock *m = priv;
+
+	return tsource_fill(&m->rows, latest, before);
+}
+
+/* Its own losses are a table (mmap_lock.lost); the trim's is the collector's. */
+static const char *const lost_names[] = { "mmap_lock_trimmed_late" };
+
+static void mmaplock_lost(const struct collector *c, const void *priv, uint64_t *vals)
+{
+	const struct mmaplock *m = priv;
+
+	(void)c;
+	if (m)
+		vals[0] = m->trimmed_late;
+}
+
 const struct family_ops mmap_lock_family = {
 	.name = "mmap_lock",
 	.what = "mmap_lock tracepoints: wait and hold of every acquisition, sampled stacks",
@@ -189,4 +217,9 @@ const struct family_ops mmap_lock_family = {
 	.detach = mmaplock_detach,
 	.free = mmaplock_free,
 	.object = mmaplock_object,
+	.lost_names = lost_names,
+	.nlost = 1,
+	.lost = mmaplock_lost,
+	.trim = mmaplock_trim,
+	.fill = mmaplock_fill,
 };

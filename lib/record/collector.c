@@ -114,7 +114,10 @@ int collector_add_table(struct collector *c, const struct trows *r)
 
 int collector_drain_source(struct collector *c, struct tsource *src, struct htab *extra)
 {
-	int err = tsource_drain(src, extra);
+	int err;
+
+	src->drain = c->ndrains;
+	err = tsource_drain(src, extra);
 
 	c->entries_read += src->nread;
 
@@ -528,38 +531,30 @@ int collector__trim(struct collector *c)
 }
 
 /*
- * A family's maps are trimmed once half full, at the drain that finds
- * them so: the rows that changed the longest ago go, until a quarter is
- * left (never one that changed at that drain), with the stacks only they
- * referred to. A trim costs a batched read of the rows and one syscall a
- * row or stack removed. One that freed less than an eighth found the
- * rows busy, and the next drain would free no more: the next trim then
- * waits TRIM_GAP_FIRST, doubling at each such trim up to TRIM_GAP_MAX.
+ * A family's maps are trimmed at each drain that finds them half full:
+ * the rows that changed the longest ago go, until a quarter is left
+ * (never one that changed at that drain), with the stacks only they
+ * referred to. When every row changed at that drain, none can go, and
+ * the trim is not made. A trim costs a pass over the family's totals
+ * (and, for the sampler, a batched read of its rows), as a drain does,
+ * and a syscall a row or stack removed. A map must hold the new rows of
+ * two buckets: past that, they are lost and counted (a shorter --bucket
+ * trims more often).
  */
 #define TRIM_FILL	500	/* thousandths */
-#define TRIM_FREED	125
-#define TRIM_GAP_FIRST	(1000000000ULL)
-#define TRIM_GAP_MAX	(64 * 1000000000ULL)
 
-static int trim_family(struct collector *c, int i, uint64_t now)
+static int trim_family(struct collector *c, int i)
 {
 	uint32_t before;
 	unsigned full = families[i]->fill(c->priv[i], c->ndrains, &before), after;
-	uint64_t gap = c->trim_gap[i];
 	int n;
 
-	if (now < c->trim_next[i] || full < TRIM_FILL)
+	if (full < TRIM_FILL || !before)
 		return 0;
 	n = families[i]->trim(c, c->priv[i], before);
 	if (n < 0)
 		return n;
 	after = families[i]->fill(c->priv[i], c->ndrains, &before);
-	if (full - after >= TRIM_FREED)
-		gap = 0;
-	else
-		gap = !gap ? TRIM_GAP_FIRST : 2 * gap < TRIM_GAP_MAX ? 2 * gap : TRIM_GAP_MAX;
-	c->trim_gap[i] = gap;
-	c->trim_next[i] = now + gap;
 	c->trim_drain[i] = c->ndrains;
 	c->trims[i]++;
 	pr_info("%s: removed %d rows idle longest from the kernel's maps, %.1f %% full before, %.1f %% after\n",
@@ -567,14 +562,14 @@ static int trim_family(struct collector *c, int i, uint64_t now)
 	return n;
 }
 
-int collector__trim_full(struct collector *c, uint64_t now)
+int collector__trim_full(struct collector *c)
 {
 	int i, n, removed = 0;
 
 	for (i = 0; i < FAMILY_COUNT; i++) {
 		if (c->status[i].state != FSTATE_ATTACHED || !families[i]->trim || !families[i]->fill)
 			continue;
-		n = trim_family(c, i, now);
+		n = trim_family(c, i);
 		if (n < 0)
 			return n;
 		removed += n;

@@ -223,7 +223,7 @@ const char *collector__lock_names(const struct collector *c);
 int collector__trim(struct collector *c);
 /*
  * Any profile, after a drain: the same for each family whose maps are
- * half full (now: the monotonic clock, in ns). A long recording of many
+ * half full. A long recording of many
  * short processes (-a under a fork loop) otherwise fills them with rows
  * and stacks of processes gone, and loses the samples of the rest: 82 %
  * of them over 120 s of a hackbench loop. The sampler's stacks are kept
@@ -231,7 +231,7 @@ int collector__trim(struct collector *c);
  * fetched again under a new id, never taken for another. The rows
  * removed, or -errno.
  */
-int collector__trim_full(struct collector *c, uint64_t now);
+int collector__trim_full(struct collector *c);
 /* The trims made, of either kind. */
 uint64_t collector__trims(const struct collector *c);
 /* Map entries the drains have read so far, every family's. */

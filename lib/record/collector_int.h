@@ -76,8 +76,6 @@ struct collector {
 	size_t tables_cap;
 	uint32_t ndrains;	/* drains so far: the one in progress */
 	uint32_t trim_drain[FAMILY_COUNT];	/* the drain of each family's last trim */
-	uint64_t trim_next[FAMILY_COUNT];	/* collector__trim_full: no trim before */
-	uint64_t trim_gap[FAMILY_COUNT];	/* and the gap after the next one */
 	uint64_t trims[FAMILY_COUNT];
 	int stats_fd;		/* BPF_ENABLE_STATS while it is held, or -1 */
 	bool stats_wanted;	/* probe_stats, and the kernel has kernel.bpf_stats */

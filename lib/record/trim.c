@@ -100,8 +100,8 @@ uint32_t trim_cutoff(const struct htab *seen, uint32_t latest, size_t keep)
 	kept = n[0];
 	for (age = 1; age < TRIM_AGES - 1 && kept + n[age] <= keep; age++)
 		kept += n[age];
-	/* Rows of age or older go; none is that old before drain age. */
-	return age - 1 < latest ? latest - (age - 1) : 0;
+	/* Rows of age or older go; none is that old before drain age, or none is left to go. */
+	return age - 1 < latest && kept < seen->count ? latest - (age - 1) : 0;
 }
 
 int note_seen(struct htab *seen, const void *key, uint32_t drain)

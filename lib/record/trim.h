@@ -32,7 +32,8 @@ int forget_older(struct htab *totals, struct htab *seen, struct bpf_map *map, ui
 int note_seen(struct htab *seen, const void *key, uint32_t drain);
 /*
  * The drain before which rows must have last changed to go, so that at
- * most keep rows are left, and none that changed at drain latest.
+ * most keep rows are left, and none that changed at drain latest; 0
+ * when no row would go.
  */
 uint32_t trim_cutoff(const struct htab *seen, uint32_t latest, size_t keep);
 

@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 #include "base/buf.h"
 #include "record/tsource.h"
+#include "record/trim.h"
 
 /* The kernel lays per-CPU values out 8-byte aligned. */
 static size_t value_step(const struct tsource *s)
@@ -45,6 +46,7 @@ int tsource_init(struct tsource *s, int ncpus)
 	s->ncpus = s->percpu ? ncpus : 1;
 	find_stack(s);
 	htab_init(&s->last, s->key_size, s->nvals * sizeof(uint64_t));
+	htab_init(&s->seen, s->key_size, sizeof(uint32_t));
 	s->rows.rows.schema = s->schema;
 	s->kinds = calloc(s->nvals + 1, 1);
 	s->cur = calloc(3 * (size_t)s->nvals + 1, sizeof(uint64_t));	/* cur, delta, one CPU's */
@@ -62,6 +64,7 @@ int tsource_init(struct tsource *s, int ncpus)
 void tsource_free(struct tsource *s)
 {
 	htab_free(&s->last);
+	htab_free(&s->seen);
 	trows_buf_free(&s->rows);
 	free(s->stacks);
 	free(s->kinds);
@@ -139,7 +142,10 @@ static int put(struct tsource *s, const void *key, const uint64_t *cur)
 	bool changed;
 	int err = tdelta(&s->last, key, cur, s->delta, s->kinds, s->nvals, &changed);
 
-	return err || !changed ? err : add_row(s, key, s->delta);
+	if (err || !changed)
+		return err;
+	err = note_seen(&s->seen, key, s->drain);
+	return err ? err : add_row(s, key, s->delta);
 }
 
 static int drain_key(struct tsource *s, const void *key, const void *raw, struct htab *extra)
@@ -210,4 +216,32 @@ int tsource_total(struct tsource *s, const uint64_t *totals)
 		return -EINVAL;
 	s->rows.rows.n = 0;
 	return put(s, &zero, totals);
+}
+
+/* The first value column's events between the last drain and the row's removal. */
+static uint64_t late_events(const void *total, const void *deleted, void *ctx)
+{
+	struct tsource *s = ctx;
+	uint64_t before = *(const uint64_t *)total;
+
+	fold(s, deleted, s->cur);
+	return s->cur[0] > before ? s->cur[0] - before : 0;
+}
+
+int tsource_trim(struct tsource *s, uint32_t before, uint64_t *late)
+{
+	if (!s->map || !s->nvals)
+		return 0;
+	return forget_older(&s->last, &s->seen, s->map, before, late_events, s, late);
+}
+
+unsigned tsource_fill(const struct tsource *s, uint32_t latest, uint32_t *before)
+{
+	uint32_t max = s->map ? bpf_map__max_entries(s->map) : 0;
+
+	*before = 0;
+	if (!max)
+		return 0;
+	*before = trim_cutoff(&s->seen, latest, max / 4);
+	return s->last.count * 1000 / max;
 }

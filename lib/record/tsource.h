@@ -41,6 +41,8 @@ struct tsource {
 	int stack_col;		/* the key column that is a stack, or -1 */
 	size_t stack_size;	/* struct tstack or struct tustack */
 	struct htab last;	/* BPF key -> uint64_t[nvals] at the last drain */
+	struct htab seen;	/* BPF key -> uint32: the drain at which its row last changed */
+	uint32_t drain;		/* the drain in progress (collector.ndrains) */
 	struct trows_buf rows;
 	void *stacks;		/* one per row of this drain */
 	size_t stacks_cap;
@@ -65,6 +67,15 @@ int tsource_read(struct tsource *s, const void *key, uint64_t *out);
 int tsource_drain(struct tsource *s, struct htab *extra);
 /* This drain's only row, from totals the family summed itself (key_size: a u32). */
 int tsource_total(struct tsource *s, const uint64_t *totals);
+/*
+ * A family's trim and fill (collector_int.h) for the rows of one table:
+ * its rows that last changed before drain before leave the map and the
+ * totals; the events their first value column took since the last drain
+ * are added to *late. How full the map is, in thousandths, and in
+ * *before the drain that would leave it a quarter full.
+ */
+int tsource_trim(struct tsource *s, uint32_t before, uint64_t *late);
+unsigned tsource_fill(const struct tsource *s, uint32_t latest, uint32_t *before);
 
 /* A short stack from a BPF key's frames, up to the first 0. */
 static inline void tstack_copy(struct tstack *s, const __u64 *frames)

@@ -119,6 +119,21 @@ static void test_cutoff_young(void **state)
 	htab_free(&seen);
 }
 
+/* Every row changed at the latest drain: none can go, whatever keep says (0: no trim). */
+static void test_cutoff_all_new(void **state)
+{
+	struct htab seen;
+	uint32_t key = 0;
+
+	(void)state;
+	htab_init(&seen, sizeof(uint32_t), sizeof(uint32_t));
+	rows_at(&seen, &key, 5, 7);
+	assert_int_equal(trim_cutoff(&seen, 7, 2), 0);
+	rows_at(&seen, &key, 1, 6);
+	assert_int_equal(trim_cutoff(&seen, 7, 2), 7);
+	htab_free(&seen);
+}
+
 static uint64_t late_count(const void *total, const void *deleted, void *ctx)
 {
 	uint64_t before = *(const uint64_t *)total, now = *(const uint64_t *)deleted;
@@ -200,6 +215,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cutoff),
 		cmocka_unit_test(test_cutoff_young),
+		cmocka_unit_test(test_cutoff_all_new),
 		cmocka_unit_test(test_forget_older),
 		/* Last: trim.c remembers the refusal for the rest of the process. */
 		cmocka_unit_test(test_forget_unread),
