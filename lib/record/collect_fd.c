@@ -167,6 +167,8 @@ struct fdfam {
 	const char *funcs[LS_FD_SLOTS];		/* by slot */
 	struct bpf_link *fget_links[2 * LS_FD_SLOTS];
 	struct htab last_threads;	/* fd_thread_key -> uint64[LS_FD_NSYSCALLS] */
+	struct htab seen_threads;	/* fd_thread_key -> uint32: the drain it last changed at */
+	uint64_t trimmed_late;	/* calls of rows trimmed after the drain that read them */
 	struct trows_buf sys_rows;
 	struct trows_buf thread_rows;
 	struct tsource fget_rows;
@@ -496,6 +498,7 @@ static int fdfam_init(struct fdfam *m, int ncpus)
 	int err;
 
 	htab_init(&m->last_threads, sizeof(struct fd_thread_key), LS_FD_NSYSCALLS * sizeof(uint64_t));
+	htab_init(&m->seen_threads, sizeof(struct fd_thread_key), sizeof(uint32_t));
 	m->sys_rows.rows.schema = &sys_schema;
 	m->thread_rows.rows.schema = &thread_schema;
 	m->fget_rows = (struct tsource){ .schema = &fget_schema, .key_size = sizeof(struct fd_fget_key),
@@ -622,6 +625,8 @@ static int drain_threads(struct collector *c, struct fdfam *m)
 		memcpy(cur, t.calls, sizeof(cur));
 		err = tdelta(&m->last_threads, &key, cur, delta, kinds, LS_FD_NSYSCALLS, &changed);
 		if (!err && changed)
+			err = note_seen(&m->seen_threads, &key, c->ndrains);
+		if (!err && changed)
 			err = add_thread_row(m, &key, &t, delta);
 	}
 	for (i = 0; i < m->thread_rows.rows.n; i++)
@@ -668,6 +673,7 @@ static void fd_free(void *priv)
 	fd_detach(m);
 	fd_bpf__destroy(m->skel);
 	htab_free(&m->last_threads);
+	htab_free(&m->seen_threads);
 	trows_buf_free(&m->sys_rows);
 	trows_buf_free(&m->thread_rows);
 	tsource_free(&m->fget_rows);
@@ -683,6 +689,62 @@ static const struct bpf_object *fd_object(const void *priv)
 	return m->skel ? m->skel->obj : NULL;
 }
 
+/* A thread row's calls between the last drain and its removal. */
+static uint64_t late_calls(const void *total, const void *deleted, void *ctx)
+{
+	const uint64_t *before = total;
+	const struct fd_thread *now = deleted;
+	uint64_t n = 0;
+	size_t i;
+
+	(void)ctx;
+	for (i = 0; i < LS_FD_NSYSCALLS; i++)
+		n += now->calls[i] > before[i] ? now->calls[i] - before[i] : 0;
+	return n;
+}
+
+static int fd_trim(struct collector *c, void *priv, uint32_t before)
+{
+	struct fdfam *m = priv;
+	int threads, fget;
+
+	(void)c;
+	threads = forget_older(&m->last_threads, &m->seen_threads, m->skel->maps.fd_threads, before,
+			       late_calls, NULL, &m->trimmed_late);
+	if (threads < 0)
+		return threads;
+	fget = tsource_trim(&m->fget_rows, before, &m->trimmed_late);
+	return fget < 0 ? fget : threads + fget;
+}
+
+/* The fuller of the threads and the fget rows; the drain that leaves the fuller a quarter full. */
+static unsigned fd_fill(const void *priv, uint32_t latest, uint32_t *before)
+{
+	const struct fdfam *m = priv;
+	uint32_t max = bpf_map__max_entries(m->skel->maps.fd_threads), before_fget;
+	unsigned threads = m->last_threads.count * 1000 / max;
+	unsigned fget = tsource_fill(&m->fget_rows, latest, &before_fget);
+
+	if (fget > threads) {
+		*before = before_fget;
+		return fget;
+	}
+	*before = trim_cutoff(&m->seen_threads, latest, max / 4);
+	return threads;
+}
+
+/* Its own losses are a table (fd.lost); the trim's is the collector's. */
+static const char *const trim_lost_names[] = { "fd_trimmed_late" };
+
+static void fd_trim_lost(const struct collector *c, const void *priv, uint64_t *vals)
+{
+	const struct fdfam *m = priv;
+
+	(void)c;
+	if (m)
+		vals[0] = m->trimmed_late;
+}
+
 const struct family_ops fd_family = {
 	.name = "fd",
 	.what = "fd syscalls per thread, threads sharing each fd table, the fget family's calls and latency",
@@ -692,4 +754,9 @@ const struct family_ops fd_family = {
 	.detach = fd_detach,
 	.free = fd_free,
 	.object = fd_object,
+	.lost_names = trim_lost_names,
+	.nlost = 1,
+	.lost = fd_trim_lost,
+	.trim = fd_trim,
+	.fill = fd_fill,
 };
