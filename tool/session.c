@@ -651,9 +651,9 @@ static void symbolize_exited(struct session *s, uint64_t before)
 	n = maps_cache__forget_exited(&s->maps, before, forgot_process, s->col);
 	pcs = pwriter__forget_upcs(s->w, maps_held, &s->maps);
 	/*
-	 * libdw's tables for a file's first symbols (20 to 30 MiB for libc's
-	 * debug info) are freed once indexed, but the heap keeps their pages
-	 * unless told: resident for the rest of the recording.
+	 * What symbolizing freed (libdw's tables when its handles are
+	 * renewed, the files closed past SYMS_OPEN_FILES) stays in the heap's
+	 * pages unless told: resident for the rest of the recording.
 	 */
 	malloc_trim(0);
 	pr_info("symbolized the user PCs seen so far, then forgot %zu exited processes and %ld of their PCs\n",

@@ -18,6 +18,12 @@ char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 #define SYMS_BUCKETS	256
 #define CHAIN_MAX	256	/* bound on an inline chain walk */
 
+/*
+ * 64 indexes of about 8 KiB of libdw's each (libc's CUs on average) between
+ * renewals, where renewing reads the CU headers again (about 2 MiB, 10 ms).
+ */
+#define SYMS_RENEW_DWARF	64
+
 struct dm_slot {
 	const char *raw;
 	char *dem;		/* NULL: raw does not demangle */
@@ -291,6 +297,7 @@ static struct syms_file *file_new(struct syms *s, const char *path, const uint8_
 	if (len)
 		memcpy(f->bid, id, len);
 	f->bid_len = len;
+	f->renew_dwarf = s->opts.renew_dwarf ? s->opts.renew_dwarf : SYMS_RENEW_DWARF;
 	if (syms_file_open(s, f) == -ENOMEM) {
 		syms_file_close(f);
 		free(f->path);
@@ -382,12 +389,9 @@ static void result_frames(struct syms *s, struct syms_file *f, uint64_t addr,
 		memcpy(r->frames, all, n * sizeof(all[0]));
 	}
 	r->nframes = n;
-	if (s->opts.lines && !syms_dwarf_lines(f)) {
-		row = syms_dwarf_line(f, addr);
-		if (row)
-			frame_set(&r->frames[0], r->frames[0].function, f->files[row->file],
-				  row->line);
-	}
+	/* Without memory for the line table the frames stay, lineless. */
+	if (s->opts.lines && !syms_dwarf_line(f, addr, &row) && row)
+		frame_set(&r->frames[0], r->frames[0].function, f->files[row->file], row->line);
 }
 
 static int resolve_in(struct syms *s, struct syms_file *f, uint64_t addr, struct syms_result *r)
@@ -397,10 +401,9 @@ static int resolve_in(struct syms *s, struct syms_file *f, uint64_t addr, struct
 	int err;
 
 	if (s->opts.inlines) {
-		err = syms_dwarf_inlines(f);
-		if (err == -ENOMEM)
+		err = syms_dwarf_inl(f, addr, &inl);
+		if (err)
 			return err;
-		inl = err ? -1 : syms_dwarf_inl(f, addr);
 	}
 	if (!sym && inl < 0) {
 		r->why = f->nfuncs ? SYMS_NO_SYMBOL : SYMS_NO_SYMTAB;
@@ -411,10 +414,24 @@ static int resolve_in(struct syms *s, struct syms_file *f, uint64_t addr, struct
 		r->func_size = sym->end - sym->addr;
 	}
 	result_frames(s, f, addr, sym, inl, r);
-	/* Indexed: libdw's own memory is no longer needed (syms_elf.c). */
-	if ((f->inls_done || !s->opts.inlines) && (f->lines_done || !s->opts.lines))
-		syms_file_drop_dwarf(f);
 	return 0;
+}
+
+void syms__stats(const struct syms *s, struct syms_stats *st)
+{
+	const struct syms_file *f;
+	size_t b, i;
+
+	memset(st, 0, sizeof(*st));
+	for (b = 0; b < SYMS_BUCKETS; b++) {
+		for (f = s->buckets[b]; f; f = f->next) {
+			st->files++;
+			st->clusters += f->nclusters;
+			for (i = 0; i < f->nclusters; i++)
+				st->clusters_indexed += f->clusters[i].lines_done ||
+							f->clusters[i].inls_done;
+		}
+	}
 }
 
 static struct syms_file *lookup_file(struct syms *s, const char *path, const uint8_t *bid,

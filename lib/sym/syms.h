@@ -37,6 +37,12 @@ struct syms_opts {
 	 * a result's strings stay valid only until the next call.
 	 */
 	size_t max_files;
+	/*
+	 * DWARF indexes built (a cluster's lines or inlines) before a file's
+	 * libdw handles are renewed, which frees what libdw kept of the CUs
+	 * read (0: 64).
+	 */
+	size_t renew_dwarf;
 };
 
 struct syms_frame {
@@ -102,6 +108,18 @@ int syms__resolve_vaddr(struct syms *s, const char *path, const uint8_t *build_i
  * when an address misses and the file has grown.
  */
 int syms__resolve_perf_map(struct syms *s, int pid, uint64_t addr, struct syms_result *r);
+/*
+ * What the open files' DWARF indexes hold: a file's CUs are indexed one
+ * cluster (CUs whose ranges overlap) at a time, on the first lookup inside
+ * it, so a process that runs a few of libc's functions costs a few of its
+ * 2,000 CUs.
+ */
+struct syms_stats {
+	size_t files;			/* open, with or without DWARF */
+	size_t clusters;		/* CU clusters of their DWARF */
+	size_t clusters_indexed;	/* of them, with a line table or inline index built */
+};
+void syms__stats(const struct syms *s, struct syms_stats *st);
 /* The file offset of an exported function of an ELF file (a uprobe's place). */
 int syms_func_offset(const char *path, const char *name, uint64_t *off);
 /*
@@ -154,6 +172,29 @@ struct syms_span {		/* [lo, hi) belongs to inls[inl] and no deeper entry */
 	uint32_t inl;
 };
 
+struct syms_cu_range {		/* one address range of a CU (its line table's extent if none) */
+	uint64_t lo;
+	uint64_t hi;
+	uint64_t cu;		/* the CU DIE's offset */
+	uint32_t ord;		/* discovery order: CUs as stored, then their ranges */
+};
+
+/*
+ * CU ranges that overlap, chained: the unit the DWARF indexes are built in,
+ * on the first lookup inside it. Clusters are disjoint and sorted.
+ */
+struct syms_cluster {
+	uint64_t lo;
+	uint64_t hi;
+	uint32_t first;		/* ranges[first, first + n) */
+	uint32_t n;
+	bool lines_done, inls_done;
+	struct syms_line *lines;
+	size_t nlines;
+	struct syms_span *spans;
+	size_t nspans;
+};
+
 struct syms_file {
 	struct syms_file *next;	/* hash chain */
 	uint64_t used;		/* the last lookup's tick: the least recent is closed first */
@@ -173,9 +214,17 @@ struct syms_file {
 	struct syms_sym *syms;
 	size_t nsyms;
 	size_t nfuncs;		/* of them from the symbol tables, not made up (@plt) */
-	bool lines_done, inls_done;
-	struct syms_line *lines;
-	size_t nlines;
+	/*
+	 * The DWARF side, indexed one cluster of CUs at a time (syms_dwarf.c):
+	 * a process touches a few of a library's thousands of CUs, and libdw
+	 * reads only those.
+	 */
+	bool cus_done;
+	size_t built, renew_dwarf;	/* indexes built on these handles; when to renew them */
+	struct syms_cu_range *ranges;
+	size_t nranges;
+	struct syms_cluster *clusters;
+	size_t nclusters;
 	/*
 	 * Source file names, joined to DW_AT_comp_dir when relative (what
 	 * eu-addr2line and addr2line print) and interned: files_slots is an
@@ -185,10 +234,8 @@ struct syms_file {
 	size_t nfiles, files_cap;
 	uint32_t *files_slots;
 	size_t files_nslots;
-	struct syms_inl *inls;
-	size_t ninls;
-	struct syms_span *spans;
-	size_t nspans;
+	struct syms_inl *inls;	/* of every cluster built */
+	size_t ninls, inls_cap;
 };
 
 /* syms.c */
@@ -198,8 +245,8 @@ const char *syms_demangle(struct syms *s, const char *raw);
 /* syms_elf.c */
 int syms_file_open(struct syms *s, struct syms_file *f);
 void syms_file_close(struct syms_file *f);
-/* End the DWARF handles once the indexes are built; the ELF ones stay. */
-void syms_file_drop_dwarf(struct syms_file *f);
+/* New libdw handles for the file: what libdw kept of the CUs read is freed. */
+void syms_file_renew_dwarf(struct syms_file *f);
 int syms_file_vaddr(const struct syms_file *f, uint64_t off, uint64_t *vaddr);
 const struct syms_sym *syms_file_sym(const struct syms_file *f, uint64_t addr);
 /* The vaddr mapped at a mapping's (page-aligned) file offset; -ENOENT if none. */
@@ -207,11 +254,10 @@ int syms_file_map_vaddr(const struct syms_file *f, uint64_t pgoff, uint64_t *vad
 /* The data object (STT_OBJECT) covering vaddr, raw name, or NULL. */
 const char *syms_file_data_sym(const struct syms_file *f, uint64_t vaddr);
 /* syms_dwarf.c */
-int syms_dwarf_lines(struct syms_file *f);
-int syms_dwarf_inlines(struct syms_file *f);
-const struct syms_line *syms_dwarf_line(const struct syms_file *f, uint64_t addr);
-/* Deepest subprogram/inline covering addr, or -1. */
-int32_t syms_dwarf_inl(const struct syms_file *f, uint64_t addr);
+/* The line-table row in force at addr (*row NULL if none); 0 or -ENOMEM. */
+int syms_dwarf_line(struct syms_file *f, uint64_t addr, const struct syms_line **row);
+/* The deepest subprogram/inline covering addr (*inl -1 if none); 0 or -ENOMEM. */
+int syms_dwarf_inl(struct syms_file *f, uint64_t addr, int32_t *inl);
 void syms_dwarf_free(struct syms_file *f);
 #endif
 

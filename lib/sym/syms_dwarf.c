@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * DWARF side of the symbolizer: two sorted indexes built by walking every
- * CU once, instead of libdw's per-address dwarf_addrdie/dwarf_getscopes
- * (two orders of magnitude slower on a 20,000-address batch):
- *  - the line table of all CUs, each clipped to its CU's address ranges,
- *    one row per address (the row libdw picks there), gaps where no
- *    sequence covers code;
- *  - the inline index: every subprogram and inlined subroutine with its
+ * DWARF side of the symbolizer: sorted indexes instead of libdw's
+ * per-address dwarf_addrdie/dwarf_getscopes (two orders of magnitude
+ * slower on a 20,000-address batch), built one cluster of CUs at a time:
+ *  - the CU index, read once per file: every CU's address ranges, chained
+ *    into clusters where they overlap (a few of glibc's CUs claim the
+ *    same code). Reading it costs libdw only the CU headers;
+ *  - per cluster, on the first lookup inside it: the line table of its
+ *    CUs, each clipped to its CU's ranges, one row per address (the row
+ *    libdw picks there), gaps where no sequence covers code; and the
+ *    inline index: every subprogram and inlined subroutine with its
  *    parent, flattened into disjoint spans that each name the deepest
  *    entry covering them, so a lookup is one binary search plus a walk up
  *    the parent links.
+ * A process touches a few of a library's CUs: indexing all of libc's 2,000
+ * made libdw hold every line program (45 MiB of heap, most of lockstat
+ * record's peak), where a cluster costs only what its CUs hold.
  */
 #include <errno.h>
 #include <limits.h>
@@ -117,22 +123,14 @@ static int cu_files_load(struct syms_file *f, Dwarf_Die *cudie, struct cu_files 
 
 /* --- line table ---------------------------------------------------------- */
 
-struct seq {			/* rows [first, first + n) of one CU range [lo, hi) */
-	size_t first;
-	size_t n;
-	uint64_t lo, hi;
-};
-
 struct line_build {
 	struct syms_file *f;
-	struct syms_line *rows;	/* CU order, each CU range contiguous */
+	struct syms_line *rows;	/* the cluster's CU ranges, in order, each contiguous */
 	size_t nrows, rows_cap;
-	struct seq *seqs;
-	size_t nseqs, seqs_cap;
+	size_t nseqs;		/* CU ranges added */
 	struct syms_line *cu_rows;	/* the current CU's table, libdw's order */
 	size_t cu_nrows, cu_cap;
 	struct cu_files cu;
-	bool linked;		/* code never starts at address 0 */
 };
 
 /* One CU's table: end_sequence rows become gaps. */
@@ -197,7 +195,7 @@ static size_t cu_row_at(const struct line_build *b, uint64_t addr)
  */
 static int cu_range(struct line_build *b, uint64_t lo, uint64_t hi)
 {
-	size_t i = cu_row_at(b, lo), first = b->nrows;
+	size_t i = cu_row_at(b, lo);
 	struct syms_line row;
 	int err = 0;
 
@@ -211,49 +209,10 @@ static int cu_range(struct line_build *b, uint64_t lo, uint64_t hi)
 		err = push_row(b, b->cu_rows[i]);
 	if (!err)
 		err = push_row(b, (struct syms_line){ .addr = hi, .file = SYMS_LINE_GAP });
-	if (err || syms_grow((void **)&b->seqs, &b->seqs_cap, b->nseqs + 1, sizeof(*b->seqs)))
-		return -ENOMEM;
-	b->seqs[b->nseqs++] = (struct seq){ .first = first, .n = b->nrows - first, .lo = lo, .hi = hi };
+	if (err)
+		return err;
+	b->nseqs++;
 	return 0;
-}
-
-/* A CU without address ranges: all its rows. */
-static int cu_all(struct line_build *b)
-{
-	if (!b->cu_nrows)
-		return 0;
-	return cu_range(b, b->cu_rows[0].addr, b->cu_rows[b->cu_nrows - 1].addr);
-}
-
-static int cu_lines(struct line_build *b, Dwarf_Die *cudie)
-{
-	Dwarf_Addr base, lo, hi;
-	ptrdiff_t off = 0;
-	Dwarf_Lines *lines;
-	size_t n, nranges = 0;
-	int err;
-
-	if (dwarf_getsrclines(cudie, &lines, &n))
-		return 0;
-	err = cu_files_load(b->f, cudie, &b->cu);
-	if (!err)
-		err = cu_rows_load(b, lines, n);
-	while (!err && (off = dwarf_ranges(cudie, off, &base, &lo, &hi)) > 0) {
-		nranges++;
-		/* At 0 in a linked file: code the linker discarded. */
-		if (lo < hi && !(b->linked && !lo))
-			err = cu_range(b, lo, hi);
-	}
-	return err || nranges ? err : cu_all(b);
-}
-
-static int seq_cmp(const void *a, const void *b)
-{
-	const struct seq *x = a, *y = b;
-
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	return x->first < y->first ? -1 : x->first > y->first;
 }
 
 struct row_ord {
@@ -292,40 +251,6 @@ static int sort_rows(struct syms_line *rows, size_t n)
 	return 0;
 }
 
-/*
- * Sequences of one CU are already sorted by libdw; sorting whole sequences
- * by start orders everything but the clusters of sequences that overlap
- * (CUs claiming the same code, as a few of glibc's do): only those rows
- * are sorted one by one.
- */
-static int order_rows(struct line_build *b, struct syms_line **out)
-{
-	size_t i, j, n = 0, start;
-	struct syms_line *rows;
-	uint64_t hi;
-	int err = 0;
-
-	if (b->nseqs > 1)
-		qsort(b->seqs, b->nseqs, sizeof(*b->seqs), seq_cmp);
-	rows = malloc((b->nrows ? b->nrows : 1) * sizeof(*rows));
-	if (!rows)
-		return -ENOMEM;
-	*out = rows;
-	for (i = 0; i < b->nseqs && !err; i = j) {
-		start = n;
-		hi = b->seqs[i].hi;
-		for (j = i; j < b->nseqs && (j == i || b->seqs[j].lo < hi); j++) {
-			memcpy(rows + n, b->rows + b->seqs[j].first, b->seqs[j].n * sizeof(*rows));
-			n += b->seqs[j].n;
-			if (b->seqs[j].hi > hi)
-				hi = b->seqs[j].hi;
-		}
-		if (j - i > 1)
-			err = sort_rows(rows + start, n - start);
-	}
-	return err;
-}
-
 /* Keep the last row of each address: the one a lookup there returns. */
 static size_t dedup_rows(struct syms_line *rows, size_t n)
 {
@@ -339,59 +264,6 @@ static size_t dedup_rows(struct syms_line *rows, size_t n)
 	return out;
 }
 
-static int build_lines(struct syms_file *f)
-{
-	struct line_build b = { .f = f, .linked = f->nsegs > 0 };
-	Dwarf_CU *cu = NULL;
-	uint8_t unit_type;
-	Dwarf_Half version;
-	Dwarf_Die cudie;
-	int err = 0;
-
-	while (!err && !dwarf_get_units(f->dwarf, cu, &cu, &version, &unit_type, &cudie, NULL))
-		if (unit_type == DW_UT_compile || unit_type == DW_UT_partial)
-			err = cu_lines(&b, &cudie);
-	if (!err)
-		err = order_rows(&b, &f->lines);
-	if (!err)
-		f->nlines = dedup_rows(f->lines, b.nrows);
-	free(b.rows);
-	free(b.seqs);
-	free(b.cu_rows);
-	free(b.cu.map);
-	return err;
-}
-
-int syms_dwarf_lines(struct syms_file *f)
-{
-	int err = 0;
-
-	if (f->lines_done)
-		return 0;
-	f->lines_done = true;
-	if (f->dwarf)
-		err = build_lines(f);
-	return err;
-}
-
-const struct syms_line *syms_dwarf_line(const struct syms_file *f, uint64_t addr)
-{
-	size_t lo = 0, hi = f->nlines, mid;
-	const struct syms_line *row;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (f->lines[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return NULL;
-	row = &f->lines[lo - 1];
-	return row->file == SYMS_LINE_GAP ? NULL : row;
-}
-
 /* --- inline index ---------------------------------------------------------- */
 
 struct rng {
@@ -402,10 +274,11 @@ struct rng {
 
 struct inl_build {
 	struct syms_file *f;
+	struct syms_cluster *c;	/* entries with no code in it are left out */
 	struct cu_files cu;	/* for DW_AT_call_file */
 	struct rng *rngs;
 	size_t nrngs, rngs_cap;
-	size_t inls_cap, spans_cap;
+	size_t spans_cap;
 	bool linked;
 };
 
@@ -446,6 +319,12 @@ static uint32_t die_udata(Dwarf_Die *die, unsigned int at, uint32_t dflt)
 	return (uint32_t)v;
 }
 
+/*
+ * The DIE's ranges with code in the cluster; 1 if any. The others cannot
+ * change what the cluster's own addresses resolve to: one that ends
+ * before the cluster is off the flattening stack before its first
+ * address, one that starts past it comes after its last.
+ */
 static int add_ranges(struct inl_build *b, Dwarf_Die *die, uint32_t inl, uint32_t depth)
 {
 	Dwarf_Addr base, lo, hi;
@@ -453,7 +332,7 @@ static int add_ranges(struct inl_build *b, Dwarf_Die *die, uint32_t inl, uint32_
 	ptrdiff_t off = 0;
 
 	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
-		if (lo >= hi || (b->linked && !lo))
+		if (lo >= hi || (b->linked && !lo) || hi <= b->c->lo || lo >= b->c->hi)
 			continue;
 		if (syms_grow((void **)&b->rngs, &b->rngs_cap, b->nrngs + 1, sizeof(*b->rngs)))
 			return -ENOMEM;
@@ -462,7 +341,7 @@ static int add_ranges(struct inl_build *b, Dwarf_Die *die, uint32_t inl, uint32_
 	return b->nrngs > before;
 }
 
-/* *idx: the new entry, or -1 when the DIE covers no code. */
+/* *idx: the new entry, or -1 when the DIE covers no code in the cluster. */
 static int add_entry(struct inl_build *b, Dwarf_Die *die, bool inlined, int32_t parent,
 		     uint32_t depth, int32_t *idx)
 {
@@ -475,7 +354,7 @@ static int add_entry(struct inl_build *b, Dwarf_Die *die, bool inlined, int32_t 
 	got = add_ranges(b, die, f->ninls, depth);
 	if (got <= 0)
 		return got;
-	if (syms_grow((void **)&f->inls, &b->inls_cap, f->ninls + 1, sizeof(*f->inls)))
+	if (syms_grow((void **)&f->inls, &f->inls_cap, f->ninls + 1, sizeof(*f->inls)))
 		return -ENOMEM;
 	e = &f->inls[f->ninls];
 	*e = (struct syms_inl){ .name = die_name(die), .parent = parent, .inlined = inlined };
@@ -550,8 +429,8 @@ static int rng_cmp(const void *a, const void *b)
 
 static int emit(struct inl_build *b, uint64_t lo, uint64_t hi, uint32_t inl)
 {
-	struct syms_file *f = b->f;
-	struct syms_span *last = f->nspans ? &f->spans[f->nspans - 1] : NULL;
+	struct syms_cluster *c = b->c;
+	struct syms_span *last = c->nspans ? &c->spans[c->nspans - 1] : NULL;
 
 	if (lo >= hi)
 		return 0;
@@ -559,9 +438,9 @@ static int emit(struct inl_build *b, uint64_t lo, uint64_t hi, uint32_t inl)
 		last->hi = hi;
 		return 0;
 	}
-	if (syms_grow((void **)&f->spans, &b->spans_cap, f->nspans + 1, sizeof(*f->spans)))
+	if (syms_grow((void **)&c->spans, &b->spans_cap, c->nspans + 1, sizeof(*c->spans)))
 		return -ENOMEM;
-	f->spans[f->nspans++] = (struct syms_span){ .lo = lo, .hi = hi, .inl = inl };
+	c->spans[c->nspans++] = (struct syms_span){ .lo = lo, .hi = hi, .inl = inl };
 	return 0;
 }
 
@@ -602,17 +481,210 @@ static int flatten(struct inl_build *b)
 	return err;
 }
 
-static int build_inlines(struct syms_file *f)
+/* --- the CU index ----------------------------------------------------------- */
+
+struct cu_index {
+	struct syms_file *f;
+	size_t cap;
+	uint32_t ord;
+	bool linked;
+};
+
+static int add_cu_range(struct cu_index *x, uint64_t lo, uint64_t hi, uint64_t cu)
 {
-	struct inl_build b = { .f = f, .linked = f->nsegs > 0 };
+	struct syms_file *f = x->f;
+
+	if (syms_grow((void **)&f->ranges, &x->cap, f->nranges + 1, sizeof(*f->ranges)))
+		return -ENOMEM;
+	f->ranges[f->nranges++] = (struct syms_cu_range){ .lo = lo, .hi = hi, .cu = cu,
+							  .ord = x->ord++ };
+	return 0;
+}
+
+/*
+ * A CU without address ranges stands for the extent of its line table
+ * (libdw's rows are sorted by address); one with neither has no code.
+ */
+static int cu_extent(struct cu_index *x, Dwarf_Die *cudie, uint64_t cu)
+{
+	Dwarf_Addr lo = 0, hi = 0;
+	Dwarf_Lines *lines;
+	Dwarf_Line *line;
+	size_t n, i;
+
+	if (dwarf_getsrclines(cudie, &lines, &n) || !n)
+		return 0;
+	for (i = 0; i < n; i++) {
+		line = dwarf_onesrcline(lines, i);
+		if (line && !dwarf_lineaddr(line, &lo))
+			break;
+	}
+	for (; n > i; n--) {
+		line = dwarf_onesrcline(lines, n - 1);
+		if (line && !dwarf_lineaddr(line, &hi))
+			break;
+	}
+	if (i == n || lo >= hi)
+		return 0;
+	return add_cu_range(x, lo, hi, cu);
+}
+
+static int cu_ranges(struct cu_index *x, Dwarf_Die *cudie)
+{
+	uint64_t cu = dwarf_dieoffset(cudie);
+	Dwarf_Addr base, lo, hi;
+	size_t nranges = 0;
+	ptrdiff_t off = 0;
+	int err = 0;
+
+	while (!err && (off = dwarf_ranges(cudie, off, &base, &lo, &hi)) > 0) {
+		nranges++;
+		/* At 0 in a linked file: code the linker discarded. */
+		if (lo < hi && !(x->linked && !lo))
+			err = add_cu_range(x, lo, hi, cu);
+	}
+	return err || nranges ? err : cu_extent(x, cudie, cu);
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct syms_cu_range *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->ord < y->ord ? -1 : x->ord > y->ord;
+}
+
+/* Sorted ranges chained while the next one starts below the highest end. */
+static int make_clusters(struct syms_file *f)
+{
+	size_t i, j, cap = 0;
+	uint64_t hi;
+
+	for (i = 0; i < f->nranges; i = j) {
+		hi = f->ranges[i].hi;
+		for (j = i + 1; j < f->nranges && f->ranges[j].lo < hi; j++)
+			if (f->ranges[j].hi > hi)
+				hi = f->ranges[j].hi;
+		if (syms_grow((void **)&f->clusters, &cap, f->nclusters + 1, sizeof(*f->clusters)))
+			return -ENOMEM;
+		f->clusters[f->nclusters++] = (struct syms_cluster){
+			.lo = f->ranges[i].lo, .hi = hi, .first = i, .n = j - i };
+	}
+	return 0;
+}
+
+static int index_cus(struct syms_file *f)
+{
+	struct cu_index x = { .f = f, .linked = f->nsegs > 0 };
 	Dwarf_CU *cu = NULL;
 	uint8_t unit_type;
 	Dwarf_Half version;
 	Dwarf_Die cudie;
 	int err = 0;
 
-	while (!err && !dwarf_get_units(f->dwarf, cu, &cu, &version, &unit_type, &cudie, NULL)) {
-		if (unit_type != DW_UT_compile && unit_type != DW_UT_partial)
+	while (!err && !dwarf_get_units(f->dwarf, cu, &cu, &version, &unit_type, &cudie, NULL))
+		if (unit_type == DW_UT_compile || unit_type == DW_UT_partial)
+			err = cu_ranges(&x, &cudie);
+	if (!err && f->nranges > 1)
+		qsort(f->ranges, f->nranges, sizeof(*f->ranges), range_cmp);
+	return err ? err : make_clusters(f);
+}
+
+/* --- one cluster's indexes ------------------------------------------------- */
+
+/* The CU's rows and files into b; false if it has no line table. */
+static int load_cu_lines(struct line_build *b, uint64_t cu, bool *have)
+{
+	Dwarf_Lines *lines;
+	Dwarf_Die cudie;
+	size_t n;
+	int err;
+
+	*have = false;
+	if (!dwarf_offdie(b->f->dwarf, cu, &cudie) || dwarf_getsrclines(&cudie, &lines, &n))
+		return 0;
+	err = cu_files_load(b->f, &cudie, &b->cu);
+	if (!err)
+		err = cu_rows_load(b, lines, n);
+	*have = !err;
+	return err;
+}
+
+/*
+ * The cluster's CU ranges in order (address, then discovery), each the rows
+ * libdw answers there; where they overlap, the rows themselves sorted as
+ * libdw would, and the last row of each address kept.
+ */
+static int build_lines(struct syms_file *f, struct syms_cluster *c)
+{
+	struct line_build b = { .f = f };
+	const struct syms_cu_range *r;
+	uint64_t cu = UINT64_MAX;
+	bool have = false;
+	uint32_t i;
+	int err = 0;
+
+	for (i = 0; i < c->n && !err; i++) {
+		r = &f->ranges[c->first + i];
+		if (r->cu != cu) {
+			cu = r->cu;
+			err = load_cu_lines(&b, cu, &have);
+		}
+		if (!err && have)
+			err = cu_range(&b, r->lo, r->hi);
+	}
+	if (!err && b.nseqs > 1)
+		err = sort_rows(b.rows, b.nrows);
+	if (!err) {
+		c->lines = b.rows;
+		c->nlines = dedup_rows(b.rows, b.nrows);
+		b.rows = NULL;
+	}
+	free(b.rows);
+	free(b.cu_rows);
+	free(b.cu.map);
+	return err;
+}
+
+static int cu_cmp(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/* The cluster's CUs, each once, in the order they are stored. */
+static uint64_t *cluster_cus(const struct syms_file *f, const struct syms_cluster *c, size_t *n)
+{
+	uint64_t *cus = malloc(c->n * sizeof(*cus));
+	size_t i, out = 0;
+
+	if (!cus)
+		return NULL;
+	for (i = 0; i < c->n; i++)
+		cus[i] = f->ranges[c->first + i].cu;
+	qsort(cus, c->n, sizeof(*cus), cu_cmp);
+	for (i = 0; i < c->n; i++)
+		if (!out || cus[out - 1] != cus[i])
+			cus[out++] = cus[i];
+	*n = out;
+	return cus;
+}
+
+static int build_inlines(struct syms_file *f, struct syms_cluster *c)
+{
+	struct inl_build b = { .f = f, .c = c, .linked = f->nsegs > 0 };
+	Dwarf_Die cudie;
+	uint64_t *cus;
+	size_t i, n;
+	int err = 0;
+
+	cus = cluster_cus(f, c, &n);
+	if (!cus)
+		return -ENOMEM;
+	for (i = 0; i < n && !err; i++) {
+		if (!dwarf_offdie(f->dwarf, cus[i], &cudie))
 			continue;
 		err = cu_files_load(f, &cudie, &b.cu);
 		if (!err)
@@ -620,33 +692,113 @@ static int build_inlines(struct syms_file *f)
 	}
 	if (!err)
 		err = flatten(&b);
+	free(cus);
 	free(b.rngs);
 	free(b.cu.map);
 	return err;
 }
 
-int syms_dwarf_inlines(struct syms_file *f)
-{
-	if (f->inls_done)
-		return 0;
-	f->inls_done = true;
-	return f->dwarf ? build_inlines(f) : 0;
-}
+/* --- lookups ---------------------------------------------------------------- */
 
-int32_t syms_dwarf_inl(const struct syms_file *f, uint64_t addr)
+/*
+ * How many of n sorted elements of size bytes start at or below addr, the
+ * start being the uint64_t at offset off in each: one past the element
+ * that covers addr, if any.
+ */
+static size_t count_at_or_below(const void *base, size_t n, size_t size, size_t off,
+				uint64_t addr)
 {
-	size_t lo = 0, hi = f->nspans, mid;
+	size_t lo = 0, hi = n, mid;
+	uint64_t start;
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if (f->spans[mid].lo <= addr)
+		memcpy(&start, (const char *)base + mid * size + off, sizeof(start));
+		if (start <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (!lo || addr >= f->spans[lo - 1].hi)
-		return -1;
-	return (int32_t)f->spans[lo - 1].inl;
+	return lo;
+}
+
+/* The cluster holding addr, or NULL; the CU index is read on the first call. */
+static struct syms_cluster *cluster_of(struct syms_file *f, uint64_t addr, int *err)
+{
+	size_t i;
+
+	*err = 0;
+	if (!f->cus_done) {
+		f->cus_done = true;
+		if (f->dwarf)
+			*err = index_cus(f);
+		if (*err)
+			return NULL;
+	}
+	i = count_at_or_below(f->clusters, f->nclusters, sizeof(*f->clusters),
+			      offsetof(struct syms_cluster, lo), addr);
+	if (!i || addr >= f->clusters[i - 1].hi)
+		return NULL;
+	return &f->clusters[i - 1];
+}
+
+/*
+ * The cluster holding addr with its lines (or inlines) built, or NULL. A
+ * build that ran out of memory is not tried again: that cluster answers
+ * nothing.
+ */
+static struct syms_cluster *built_cluster(struct syms_file *f, uint64_t addr, bool lines,
+					  int *err)
+{
+	struct syms_cluster *c = cluster_of(f, addr, err);
+	bool *done;
+
+	if (!c)
+		return NULL;
+	done = lines ? &c->lines_done : &c->inls_done;
+	if (*done)
+		return c;
+	*done = true;
+	*err = lines ? build_lines(f, c) : build_inlines(f, c);
+	if (*err)
+		return NULL;
+	if (++f->built >= f->renew_dwarf)
+		syms_file_renew_dwarf(f);
+	return c;
+}
+
+int syms_dwarf_line(struct syms_file *f, uint64_t addr, const struct syms_line **row)
+{
+	struct syms_cluster *c;
+	int err;
+	size_t i;
+
+	*row = NULL;
+	c = built_cluster(f, addr, true, &err);
+	if (!c)
+		return err;
+	i = count_at_or_below(c->lines, c->nlines, sizeof(*c->lines),
+			      offsetof(struct syms_line, addr), addr);
+	if (i && c->lines[i - 1].file != SYMS_LINE_GAP)
+		*row = &c->lines[i - 1];
+	return 0;
+}
+
+int syms_dwarf_inl(struct syms_file *f, uint64_t addr, int32_t *inl)
+{
+	struct syms_cluster *c;
+	int err;
+	size_t i;
+
+	*inl = -1;
+	c = built_cluster(f, addr, false, &err);
+	if (!c)
+		return err;
+	i = count_at_or_below(c->spans, c->nspans, sizeof(*c->spans),
+			      offsetof(struct syms_span, lo), addr);
+	if (i && addr < c->spans[i - 1].hi)
+		*inl = (int32_t)c->spans[i - 1].inl;
+	return 0;
 }
 
 void syms_dwarf_free(struct syms_file *f)
@@ -655,16 +807,22 @@ void syms_dwarf_free(struct syms_file *f)
 
 	for (i = 0; i < f->nfiles; i++)
 		free(f->files[i]);
+	for (i = 0; i < f->nclusters; i++) {
+		free(f->clusters[i].lines);
+		free(f->clusters[i].spans);
+	}
 	free(f->files);
 	free(f->files_slots);
-	free(f->lines);
+	free(f->ranges);
+	free(f->clusters);
 	free(f->inls);
-	free(f->spans);
-	f->lines = NULL;
 	f->files = NULL;
 	f->files_slots = NULL;
+	f->ranges = NULL;
+	f->clusters = NULL;
 	f->inls = NULL;
-	f->spans = NULL;
-	f->nlines = f->nfiles = f->files_cap = f->files_nslots = 0;
-	f->ninls = f->nspans = 0;
+	f->nfiles = f->files_cap = f->files_nslots = 0;
+	f->nranges = f->nclusters = 0;
+	f->ninls = f->inls_cap = 0;
+	f->cus_done = false;
 }

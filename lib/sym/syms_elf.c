@@ -622,16 +622,19 @@ int syms_func_offset(const char *path, const char *name, uint64_t *off)
 
 /* --- DWARF handles ------------------------------------------------------ */
 
-/* dwz: DW_FORM_GNU_ref_alt points into a shared file named by build id. */
-static void open_alt(struct syms *s, struct syms_file *f)
+/* The file whose DWARF is read: the debug file's, else the main file's. */
+static Elf *dwarf_elf(const struct syms_file *f)
 {
-	const char *name;
-	const void *id;
-	ssize_t n;
+	if (f->delf && has_debug_info(f->delf))
+		return f->delf;
+	if (f->elf && has_debug_info(f->elf))
+		return f->elf;
+	return NULL;
+}
 
-	n = dwelf_dwarf_gnu_debugaltlink(f->dwarf, &name, &id);
-	if (n <= 0 || open_by_id(s, id, n, &f->aelf))
-		return;
+/* dwz: DW_FORM_GNU_ref_alt points into a shared file named by build id. */
+static void begin_alt(struct syms_file *f)
+{
 	f->adwarf = dwarf_begin_elf(f->aelf, DWARF_C_READ, NULL);
 	if (f->adwarf)
 		dwarf_setalt(f->dwarf, f->adwarf);
@@ -639,17 +642,47 @@ static void open_alt(struct syms *s, struct syms_file *f)
 
 static void open_dwarf(struct syms *s, struct syms_file *f)
 {
-	Elf *elf = NULL;
+	Elf *elf = dwarf_elf(f);
+	const char *name;
+	const void *id;
+	ssize_t n;
 
-	if (f->delf && has_debug_info(f->delf))
-		elf = f->delf;
-	else if (f->elf && has_debug_info(f->elf))
-		elf = f->elf;
 	if (!elf)
 		return;
 	f->dwarf = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	if (!f->dwarf)
+		return;
+	n = dwelf_dwarf_gnu_debugaltlink(f->dwarf, &name, &id);
+	if (n > 0 && !open_by_id(s, id, n, &f->aelf))
+		begin_alt(f);
+}
+
+static void drop_dwarf(struct syms_file *f)
+{
 	if (f->dwarf)
-		open_alt(s, f);
+		dwarf_end(f->dwarf);
+	if (f->adwarf)
+		dwarf_end(f->adwarf);
+	f->dwarf = f->adwarf = NULL;
+}
+
+/*
+ * libdw keeps all it allocated for the CUs read (their line programs,
+ * abbreviations, DIE lookups) until dwarf_end(): all of libc's, had every
+ * one been read, 17 MiB. The indexes built from them are ours, so new
+ * handles every so many clusters bound libdw's share. The debug sections
+ * stay decompressed in the ELF handles (libdw does not decompress them
+ * again), and the strings that the indexes point to are theirs.
+ */
+void syms_file_renew_dwarf(struct syms_file *f)
+{
+	Elf *elf = dwarf_elf(f);
+
+	drop_dwarf(f);
+	f->dwarf = elf ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
+	if (f->dwarf && f->aelf)
+		begin_alt(f);
+	f->built = 0;
 }
 
 /* --- open/close --------------------------------------------------------- */
@@ -697,25 +730,10 @@ int syms_file_open(struct syms *s, struct syms_file *f)
 	return err;
 }
 
-/*
- * libdw's own memory (every CU's abbreviations, DIE caches, line programs)
- * is the bulk of a file's: on a -g binary ten times our indexes. Once
- * those are built nothing asks libdw again, and the strings they point to
- * are the sections' data, which belongs to the ELF handles that stay.
- */
-void syms_file_drop_dwarf(struct syms_file *f)
-{
-	if (f->dwarf)
-		dwarf_end(f->dwarf);
-	if (f->adwarf)
-		dwarf_end(f->adwarf);
-	f->dwarf = f->adwarf = NULL;
-}
-
 void syms_file_close(struct syms_file *f)
 {
 	syms_dwarf_free(f);
-	syms_file_drop_dwarf(f);
+	drop_dwarf(f);
 	elf_end(f->aelf);
 	elf_end(f->delf);
 	elf_end(f->elf);

@@ -283,9 +283,12 @@ static size_t checked_addrs(const char *ref_file, uint64_t *addrs)
  * Resolve every checked address of `file` (through a syms with debug root
  * `root`) and compare with addr2line on the unstripped `ref_file`.
  */
-static void compare_with_addr2line(const char *file, const char *ref_file, const char *root)
+/* renew: libdw handles renewed after that many indexes (1: after each). */
+static void compare_renewing(const char *file, const char *ref_file, const char *root,
+			     size_t renew)
 {
-	struct syms_opts opts = { .lines = true, .inlines = true, .debug_root = root };
+	struct syms_opts opts = { .lines = true, .inlines = true, .debug_root = root,
+				  .renew_dwarf = renew };
 	uint64_t *addrs = calloc(MAX_ADDRS, sizeof(*addrs));
 	struct ref *refs = calloc(MAX_ADDRS, sizeof(*refs));
 	size_t i, n, bad = 0;
@@ -307,6 +310,11 @@ static void compare_with_addr2line(const char *file, const char *ref_file, const
 	free(addrs);
 	free(refs);
 	assert_int_equal(bad, 0);
+}
+
+static void compare_with_addr2line(const char *file, const char *ref_file, const char *root)
+{
+	compare_renewing(file, ref_file, root, 0);
 }
 
 static struct syms *new_syms(bool lines, bool inlines, const char *root)
@@ -497,6 +505,21 @@ static void test_plain_matches_addr2line(void **state)
 	SKIP_IF_NEEDED();
 	path_of(plain, sizeof(plain), "plain");
 	compare_with_addr2line(plain, plain, fx.empty);
+}
+
+/*
+ * libdw's handles renewed after every index built: the indexes already
+ * built keep their names and files (the ELF handles' data), and the
+ * clusters built after it read their CUs through the new handles.
+ */
+static void test_renewed_dwarf_matches_addr2line(void **state)
+{
+	char plain[PATH_MAX];
+
+	(void)state;
+	SKIP_IF_NEEDED();
+	path_of(plain, sizeof(plain), "plain");
+	compare_renewing(plain, plain, fx.empty, 1);
 }
 
 /* twice() inlines helper() at two call sites: both chains must show up. */
@@ -897,6 +920,38 @@ static void test_cache(void **state)
 }
 
 /*
+ * A lookup indexes the DWARF of its own CU cluster only: plain's two CUs
+ * (fixture.c, fixture.cpp; main in .text.startup makes a third range) are
+ * indexed as they are asked for, and a second lookup in a cluster already
+ * indexed builds nothing.
+ */
+static void test_cus_indexed_on_demand(void **state)
+{
+	struct syms_stats st;
+	char plain[PATH_MAX];
+	struct syms *s;
+
+	(void)state;
+	SKIP_IF_NEEDED();
+	path_of(plain, sizeof(plain), "plain");
+	s = new_syms(true, true, fx.empty);
+	syms__stats(s, &st);
+	assert_int_equal(st.files, 0);
+	resolve_name(s, plain, nm_addr(plain, "twice"), "twice");
+	syms__stats(s, &st);
+	assert_int_equal(st.files, 1);
+	assert_true(st.clusters >= 2);
+	assert_int_equal(st.clusters_indexed, 1);
+	resolve_name(s, plain, nm_addr(plain, "twice") + 1, "twice");
+	syms__stats(s, &st);
+	assert_int_equal(st.clusters_indexed, 1);
+	resolve_name(s, plain, nm_addr(plain, "cpp_entry"), "cpp_entry");
+	syms__stats(s, &st);
+	assert_int_equal(st.clusters_indexed, 2);
+	syms__free(s);
+}
+
+/*
  * A profiler keeps mappings open and passes /proc/self/fd/N, which must
  * still find the debuglink's file next to the (deleted) original.
  */
@@ -941,6 +996,8 @@ static void test_dwz_alt_file(void **state)
 	path_of(plain, sizeof(plain), "plain");
 	path_of(file, sizeof(file), "dwz-1");
 	compare_with_addr2line(file, plain, fx.droot);
+	/* Renewed, the alt file's handle is begun again too. */
+	compare_renewing(file, plain, fx.droot, 1);
 }
 
 static void test_why_str(void **state)
@@ -959,6 +1016,7 @@ int main(void)
 		cmocka_unit_test(test_why_str),
 		cmocka_unit_test(test_perf_map),
 		cmocka_unit_test(test_plain_matches_addr2line),
+		cmocka_unit_test(test_renewed_dwarf_matches_addr2line),
 		cmocka_unit_test(test_inline_chain),
 		cmocka_unit_test(test_deep_chain_truncated),
 		cmocka_unit_test(test_demangle),
@@ -972,6 +1030,7 @@ int main(void)
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_build_id_mismatch),
 		cmocka_unit_test(test_cache),
+		cmocka_unit_test(test_cus_indexed_on_demand),
 		cmocka_unit_test(test_proc_fd_path),
 		cmocka_unit_test(test_dwz_alt_file),
 	};
