@@ -168,7 +168,6 @@ struct fdfam {
 	struct bpf_link *fget_links[2 * LS_FD_SLOTS];
 	struct htab last_threads;	/* fd_thread_key -> uint64[LS_FD_NSYSCALLS] */
 	struct htab seen_threads;	/* fd_thread_key -> uint32: the drain it last changed at */
-	uint64_t trimmed_late;	/* calls of rows trimmed after the drain that read them */
 	struct trows_buf sys_rows;
 	struct trows_buf thread_rows;
 	struct tsource fget_rows;
@@ -703,17 +702,17 @@ static uint64_t late_calls(const void *total, const void *deleted, void *ctx)
 	return n;
 }
 
-static int fd_trim(struct collector *c, void *priv, uint32_t before)
+static int fd_trim(struct collector *c, void *priv, uint32_t before, uint64_t *late)
 {
 	struct fdfam *m = priv;
 	int threads, fget;
 
 	(void)c;
 	threads = forget_older(&m->last_threads, &m->seen_threads, m->skel->maps.fd_threads, before,
-			       late_calls, NULL, &m->trimmed_late);
+			       late_calls, NULL, late);
 	if (threads < 0)
 		return threads;
-	fget = tsource_trim(&m->fget_rows, before, &m->trimmed_late);
+	fget = tsource_trim(&m->fget_rows, before, late);
 	return fget < 0 ? fget : threads + fget;
 }
 
@@ -733,18 +732,6 @@ static unsigned fd_fill(const void *priv, uint32_t latest, uint32_t *before)
 	return threads;
 }
 
-/* Its own losses are a table (fd.lost); the trim's is the collector's. */
-static const char *const trim_lost_names[] = { "fd_trimmed_late" };
-
-static void fd_trim_lost(const struct collector *c, const void *priv, uint64_t *vals)
-{
-	const struct fdfam *m = priv;
-
-	(void)c;
-	if (m)
-		vals[0] = m->trimmed_late;
-}
-
 const struct family_ops fd_family = {
 	.name = "fd",
 	.what = "fd syscalls per thread, threads sharing each fd table, the fget family's calls and latency",
@@ -754,9 +741,8 @@ const struct family_ops fd_family = {
 	.detach = fd_detach,
 	.free = fd_free,
 	.object = fd_object,
-	.lost_names = trim_lost_names,
-	.nlost = 1,
-	.lost = fd_trim_lost,
 	.trim = fd_trim,
+	/* Its own losses are a table (fd.lost). */
+	.trim_lost = "fd_trimmed_late",
 	.fill = fd_fill,
 };

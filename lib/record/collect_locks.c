@@ -28,12 +28,12 @@ _Static_assert(sizeof(struct stack_sampler) == 40 + 8 * LS_SAMPLER_SLOTS + 8 * L
 static const char *const lost_names[] = {
 	"missing_begin", "nested_dropped", "stale_begin", "pending_full",
 	"stacks_full", "stack_error", "map_full", "targets_full", "in_probe",
-	"recursion_begin", "recursion_end", "trimmed_late",
+	"recursion_begin", "recursion_end",
 };
 
 #define NLOST		(sizeof(lost_names) / sizeof(lost_names[0]))
 #define NLOST_BPF	(sizeof(struct cont_lost) / sizeof(__u64))
-_Static_assert(NLOST == NLOST_BPF + 3, "one name per loss counter, in order");
+_Static_assert(NLOST == NLOST_BPF + 2, "one name per loss counter, in order");
 
 
 struct locks {
@@ -51,7 +51,6 @@ struct locks {
 	size_t cap;
 	struct lockname *names;	/* rq, zone and slab names of dynamic locks */
 	uint64_t stop_ns;	/* when detached: the end of the waits still open */
-	uint64_t trimmed_late;	/* waits of rows trimmed after the drain that read them */
 };
 
 /* tp_btf where BTF describes the tracepoints, else the classic ones. */
@@ -487,12 +486,12 @@ static uint64_t late_waits(const void *total, const void *deleted, void *ctx)
 }
 
 /* A wait in progress may have a new row to come, with the stack it took. */
-static int locks_trim(struct collector *c, void *priv, uint32_t before)
+static int locks_trim(struct collector *c, void *priv, uint32_t before, uint64_t *late)
 {
 	struct locks *l = priv;
 	struct htab stacks, tids;
 	int removed = forget_older(&l->totals, &l->seen, l->skel->maps.stats, before, late_waits, l,
-				   &l->trimmed_late), err;
+				   late), err;
 
 	(void)c;
 	if (removed < 0)
@@ -548,7 +547,6 @@ static void locks_lost(const struct collector *c, const void *priv, uint64_t *va
 		lost = s->bss->lost;
 		vals[NLOST_BPF] = recursion_misses(s->progs.begin_btf) + recursion_misses(s->progs.begin_tp);
 		vals[NLOST_BPF + 1] = recursion_misses(s->progs.end_btf) + recursion_misses(s->progs.end_tp);
-		vals[NLOST_BPF + 2] = l->trimmed_late;
 	}
 	lost.targets_full = collector__targets_full(c);
 	memcpy(vals, &lost, sizeof(lost));
@@ -597,5 +595,6 @@ const struct family_ops locks_family = {
 	.lost = locks_lost,
 	.object = locks_object,
 	.trim = locks_trim,
+	.trim_lost = "trimmed_late",
 	.fill = locks_fill,
 };

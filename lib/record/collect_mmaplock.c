@@ -51,7 +51,6 @@ struct mmaplock {
 	struct mmaplock_bpf *skel;
 	struct tsource rows;
 	struct tsource lost;
-	uint64_t trimmed_late;	/* acquisitions of rows trimmed after the drain that read them */
 };
 
 /* Load the handlers written for this kernel's tracepoint prototypes. */
@@ -181,12 +180,12 @@ static const struct bpf_object *mmaplock_object(const void *priv)
 	return m->skel ? m->skel->obj : NULL;
 }
 
-static int mmaplock_trim(struct collector *c, void *priv, uint32_t before)
+static int mmaplock_trim(struct collector *c, void *priv, uint32_t before, uint64_t *late)
 {
 	struct mmaplock *m = priv;
 
 	(void)c;
-	return tsource_trim(&m->rows, before, &m->trimmed_late);
+	return tsource_trim(&m->rows, before, late);
 }
 
 static unsigned mmaplock_fill(const void *priv, uint32_t latest, uint32_t *before)
@@ -194,18 +193,6 @@ static unsigned mmaplock_fill(const void *priv, uint32_t latest, uint32_t *befor
 	const struct mmaplock *m = priv;
 
 	return tsource_fill(&m->rows, latest, before);
-}
-
-/* Its own losses are a table (mmap_lock.lost); the trim's is the collector's. */
-static const char *const lost_names[] = { "mmap_lock_trimmed_late" };
-
-static void mmaplock_lost(const struct collector *c, const void *priv, uint64_t *vals)
-{
-	const struct mmaplock *m = priv;
-
-	(void)c;
-	if (m)
-		vals[0] = m->trimmed_late;
 }
 
 const struct family_ops mmap_lock_family = {
@@ -217,9 +204,8 @@ const struct family_ops mmap_lock_family = {
 	.detach = mmaplock_detach,
 	.free = mmaplock_free,
 	.object = mmaplock_object,
-	.lost_names = lost_names,
-	.nlost = 1,
-	.lost = mmaplock_lost,
 	.trim = mmaplock_trim,
+	/* Its own losses are a table (mmap_lock.lost). */
+	.trim_lost = "mmap_lock_trimmed_late",
 	.fill = mmaplock_fill,
 };

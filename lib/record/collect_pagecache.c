@@ -102,7 +102,6 @@ struct pagecache {
 	struct tsource files;
 	struct tsource procs;
 	struct tsource lost;
-	uint64_t trimmed_late;	/* the first counter of rows trimmed after the drain that read them */
 	struct htab names;	/* pc_file_key -> struct fname */
 	struct htab comms;	/* char[16] -> char *, stable for the rows */
 	struct htab found;	/* pc_file_key -> char *: this drain's /proc search */
@@ -647,16 +646,16 @@ static const struct bpf_object *pagecache_object(const void *priv)
 	return pc->skel ? pc->skel->obj : NULL;
 }
 
-static int pagecache_trim(struct collector *c, void *priv, uint32_t before)
+static int pagecache_trim(struct collector *c, void *priv, uint32_t before, uint64_t *late)
 {
 	struct pagecache *pc = priv;
 	int files, procs;
 
 	(void)c;
-	files = tsource_trim(&pc->files, before, &pc->trimmed_late);
+	files = tsource_trim(&pc->files, before, late);
 	if (files < 0)
 		return files;
-	procs = tsource_trim(&pc->procs, before, &pc->trimmed_late);
+	procs = tsource_trim(&pc->procs, before, late);
 	return procs < 0 ? procs : files + procs;
 }
 
@@ -672,18 +671,6 @@ static unsigned pagecache_fill(const void *priv, uint32_t latest, uint32_t *befo
 	return files > procs ? files : procs;
 }
 
-/* Its own losses are a table (pagecache.lost); the trim's is the collector's. */
-static const char *const lost_names[] = { "pagecache_trimmed_late" };
-
-static void pagecache_lost(const struct collector *c, const void *priv, uint64_t *vals)
-{
-	const struct pagecache *pc = priv;
-
-	(void)c;
-	if (pc)
-		vals[0] = pc->trimmed_late;
-}
-
 const struct family_ops pagecache_family = {
 	.name = "pagecache",
 	.what = "filemap and readahead events: pages added, evicted, looked up, faulted, per file and process",
@@ -693,9 +680,8 @@ const struct family_ops pagecache_family = {
 	.detach = pagecache_detach,
 	.free = pagecache_free,
 	.object = pagecache_object,
-	.lost_names = lost_names,
-	.nlost = 1,
-	.lost = pagecache_lost,
 	.trim = pagecache_trim,
+	/* Its own losses are a table (pagecache.lost). */
+	.trim_lost = "pagecache_trimmed_late",
 	.fill = pagecache_fill,
 };

@@ -27,12 +27,12 @@ _Static_assert(LS_SAMPLE_KSTACK_DEPTH <= LS_SAMPLE_STACK_DEPTH && LS_SAMPLE_USTA
 /* BPF's counters, in struct sample_lost's order, then the collector's. */
 static const char *const lost_names[] = {
 	"sample_kstack_error", "sample_ustack_error", "sample_stacks_full", "sample_map_full",
-	"sample_stack_gone", "sample_trimmed_late",
+	"sample_stack_gone",
 };
 
 #define NLOST		(sizeof(lost_names) / sizeof(lost_names[0]))
 #define NLOST_BPF	(sizeof(struct sample_lost) / sizeof(__u64))
-_Static_assert(NLOST == NLOST_BPF + 2, "one name per loss counter, in order");
+_Static_assert(NLOST == NLOST_BPF + 1, "one name per loss counter, in order");
 
 /* The profile's ids are below this: stack_file_id() keeps 24 bits for them. */
 #define STACK_ID_LIMIT	((1 << STACK_SPACE_SHIFT) - 1)
@@ -61,7 +61,6 @@ struct sampler {
 	uint32_t drain;		/* the drain in progress (collector.ndrains) */
 	struct stack_ids kst, ust;
 	uint64_t stack_gone;	/* rows whose stack was not in its map any more (or no id was left) */
-	uint64_t trimmed_late;	/* samples of rows trimmed after the drain that read them */
 	uint64_t orphans_at;	/* map_full + stacks_full at the last trim: stacks without a row */
 	struct mapscan scan;	/* the drains' reader of counts */
 	struct sample_row *rows;
@@ -416,7 +415,7 @@ static int sweep_orphans(struct sampler *m, struct htab *sets)
  * A process forgotten from seen_tgids is announced again when it is next
  * sampled, and its mappings read for the segment that sees it.
  */
-static int sample_trim(struct collector *c, void *priv, uint32_t before)
+static int sample_trim(struct collector *c, void *priv, uint32_t before, uint64_t *late)
 {
 	struct sampler *m = priv;
 	struct bpf_map *maps[2] = { m->skel->maps.sample_comms, m->skel->maps.seen_tgids };
@@ -426,7 +425,7 @@ static int sample_trim(struct collector *c, void *priv, uint32_t before)
 	(void)c;
 	m->scan.fd = bpf_map__fd(m->skel->maps.counts);
 	removed = forget_older(&m->totals, &m->seen, m->skel->maps.counts, before, late_samples, m,
-			       &m->trimmed_late);
+			       late);
 	if (removed < 0)
 		return removed;
 	for (i = 0; i < 4; i++)
@@ -534,7 +533,6 @@ static void sample_lost(const struct collector *c, const void *priv, uint64_t *v
 		return;
 	memcpy(vals, &m->skel->bss->lost, sizeof(m->skel->bss->lost));
 	vals[NLOST_BPF] = m->stack_gone;
-	vals[NLOST_BPF + 1] = m->trimmed_late;
 }
 
 static int on_event(void *ctx, void *data, size_t size)
@@ -589,5 +587,6 @@ const struct family_ops sample_family = {
 	.lost = sample_lost,
 	.object = sample_object,
 	.trim = sample_trim,
+	.trim_lost = "sample_trimmed_late",
 	.fill = sample_fill,
 };

@@ -678,6 +678,41 @@ static const struct bpf_object *ulocks_object(const void *priv)
 	return u->skel ? u->skel->obj : NULL;
 }
 
+/* The waits', wakes' and holds' rows, keyed by lock, process and stack. */
+static int ulocks_trim(struct collector *c, void *priv, uint32_t before, uint64_t *late)
+{
+	struct ulocks *u = priv;
+	int i, n, total = 0;
+
+	(void)c;
+	for (i = 0; i < SRC__COUNT; i++) {
+		n = tsource_trim(&u->src[i], before, late);
+		if (n < 0)
+			return n;
+		total += n;
+	}
+	return total;
+}
+
+/* The fullest of the three tables; the drain that leaves it a quarter full. */
+static unsigned ulocks_fill(const void *priv, uint32_t latest, uint32_t *before)
+{
+	const struct ulocks *u = priv;
+	unsigned fill, most = 0;
+	uint32_t b;
+	int i;
+
+	*before = 0;
+	for (i = 0; i < SRC__COUNT; i++) {
+		fill = tsource_fill(&u->src[i], latest, &b);
+		if (fill > most) {
+			most = fill;
+			*before = b;
+		}
+	}
+	return most;
+}
+
 const struct family_ops ulocks_family = {
 	.name = "ulocks",
 	.what = "user-space lock waits from the futex syscalls (record -e ulocks)",
@@ -687,6 +722,10 @@ const struct family_ops ulocks_family = {
 	.detach = ulocks_detach,
 	.free = ulocks_free,
 	.object = ulocks_object,
+	.trim = ulocks_trim,
+	/* Its own losses are a table (ulocks.lost). */
+	.trim_lost = "ulocks_trimmed_late",
+	.fill = ulocks_fill,
 };
 
 /*

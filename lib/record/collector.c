@@ -520,7 +520,7 @@ int collector__trim(struct collector *c)
 		if (c->status[i].state != FSTATE_ATTACHED || !families[i]->trim)
 			continue;
 		/* Rows that changed at a drain since the last trim stay. */
-		n = families[i]->trim(c, c->priv[i], c->trim_drain[i] + 1);
+		n = families[i]->trim(c, c->priv[i], c->trim_drain[i] + 1, &c->trim_late[i]);
 		if (n < 0)
 			return n;
 		removed += n;
@@ -551,7 +551,7 @@ static int trim_family(struct collector *c, int i)
 
 	if (full < TRIM_FILL || !before)
 		return 0;
-	n = families[i]->trim(c, c->priv[i], before);
+	n = families[i]->trim(c, c->priv[i], before, &c->trim_late[i]);
 	if (n < 0)
 		return n;
 	after = families[i]->fill(c->priv[i], c->ndrains, &before);
@@ -842,12 +842,14 @@ size_t collector__lost(const struct collector *c, struct lost_counter *out, size
 	for (i = 0; i < FAMILY_COUNT; i++) {
 		const struct family_ops *ops = families[i];
 
-		if (!ops->nlost || ops->nlost > sizeof(vals) / sizeof(vals[0]) || n + ops->nlost > max)
-			continue;
-		memset(vals, 0, sizeof(vals));
-		ops->lost(c, c->priv[i], vals);
-		for (j = 0; j < ops->nlost; j++)
-			out[n++] = (struct lost_counter){ ops->lost_names[j], vals[j], 1 << i };
+		if (ops->nlost && ops->nlost <= sizeof(vals) / sizeof(vals[0]) && n + ops->nlost <= max) {
+			memset(vals, 0, sizeof(vals));
+			ops->lost(c, c->priv[i], vals);
+			for (j = 0; j < ops->nlost; j++)
+				out[n++] = (struct lost_counter){ ops->lost_names[j], vals[j], 1 << i };
+		}
+		if (ops->trim_lost && n < max)
+			out[n++] = (struct lost_counter){ ops->trim_lost, c->trim_late[i], 1 << i };
 	}
 	if (c->maptrack && n < max)
 		out[n++] = (struct lost_counter){ "maps_lost", maptrack__lost(c->maptrack) };

@@ -53,7 +53,13 @@ struct family_ops {
 	 * drain before (c->ndrains counts them), and the stacks no row
 	 * refers to any more; the number of rows removed, or -errno.
 	 */
-	int (*trim)(struct collector *c, void *priv, uint32_t before);
+	int (*trim)(struct collector *c, void *priv, uint32_t before, uint64_t *late);
+	/*
+	 * With trim: the LOST counter of what rows took between the drain
+	 * that read them and the trim that removed them, which trim adds to
+	 * *late (the collector's, one a family), after the family's own.
+	 */
+	const char *trim_lost;
 	/*
 	 * With trim: how full the fullest of the maps it empties is, in
 	 * thousandths, and in *before the trim that would leave them a
@@ -77,6 +83,7 @@ struct collector {
 	uint32_t ndrains;	/* drains so far: the one in progress */
 	uint32_t trim_drain[FAMILY_COUNT];	/* the drain of each family's last trim */
 	uint64_t trims[FAMILY_COUNT];
+	uint64_t trim_late[FAMILY_COUNT];	/* each family's trim_lost */
 	int stats_fd;		/* BPF_ENABLE_STATS while it is held, or -1 */
 	bool stats_wanted;	/* probe_stats, and the kernel has kernel.bpf_stats */
 	bool stats_cycled;	/* on a tenth of the time only (collector__cycle_stats) */
