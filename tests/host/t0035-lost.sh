@@ -114,14 +114,22 @@ check "manystacks: record exits 0 ($?)" test $? = 0
 "$LOCKSTAT" report -i stacks.data --view hits -f json >hits.json
 n=$(jq .total_samples hits.json)
 trims=$(grep -c 'sample: removed [0-9]* rows idle longest' stacks.err)
-lost=$(jq '[.lost | to_entries[] | select(.key | startswith("sample_")) | .value] | add' stacks.json)
+# A row trimmed in the instant a sample lands on it loses that sample,
+# counted (sample_trimmed_late, sample_stack_gone): a race, not a full
+# map, rare but not never (1 in one run of 11 980). The others, none.
+lost=$(jq '[.lost | to_entries[] | select(.key | startswith("sample_")) |
+	select(.key != "sample_trimmed_late" and .key != "sample_stack_gone") | .value] | add // 0' stacks.json)
+raced=$(jq '[.lost | to_entries[] | select(.key == "sample_trimmed_late" or .key == "sample_stack_gone") |
+	.value] | add // 0' stacks.json)
 # One line per distinct stack: the folded export merges equal ones.
 distinct=$("$LOCKSTAT" export -i stacks.data -f folded | grep -c ';main;descend;')
 if [ "${n:-0}" -ge 10000 ]; then
 	check "the maps were trimmed while recording ($trims trims, -v)" test "$trims" -ge 1
 	check "more distinct user stacks kept than the maps hold ($distinct > 8192 of $n samples)" \
 		test "${distinct:-0}" -gt 8192
-	check "no sample lost, no stack lost ($lost)" test "$lost" = 0
+	check "no sample lost, no stack lost to a full map or an error ($lost)" test "$lost" = 0
+	check "at most 1 in 1000 lost to a trim's race, counted ($raced of $n)" \
+		test "$((raced * 1000))" -le "$n"
 	# A stack fetched for the wrong row would show frames of no function of manystacks.
 	check "every user sample resolved (no [unknown] user function)" \
 		jqe '[.functions[] | select(.space == "u" and .symbol == "[unknown]")] | length == 0' hits.json
