@@ -132,7 +132,7 @@ static void note_ksym(struct pwriter *w, uint64_t pc)
 	buf_put_varint(&w->ksyms_chunk, k->addr);
 	buf_put_varint(&w->ksyms_chunk, k->size);
 	buf_put_varint(&w->ksyms_chunk, pw_intern(w, k->name));
-	buf_put_varint(&w->ksyms_chunk, pw_intern(w, k->module));
+	buf_put_varint(&w->ksyms_chunk, pw_intern(w, ksyms_module(w->o.ksyms, k)));
 	buf_put_varint(&w->ksyms_chunk, (uint8_t)k->type);
 	w->nksyms_pending++;
 }

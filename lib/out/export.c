@@ -113,9 +113,10 @@ static int lock_frames(const struct lock_view *v, const struct lock_row_key *k,
 		return sample_stack_names(p, &user, out, max);
 	for (i = 0; i < st->nframes && n < max; i++) {
 		const struct ksym *sym = ksyms_find(&p->ksyms, st->frames[i]);
+		const char *module = sym ? ksyms_module(&p->ksyms, sym) : "";
 
 		out[n++] = (struct frame_name){ sym ? sym->name : "[unknown]",
-			sym && sym->module[0] ? sym->module : "[kernel]", true };
+			module[0] ? module : "[kernel]", true };
 	}
 	return n;
 }

@@ -6,6 +6,9 @@
 #include <string.h>
 #include "sym/ksyms.h"
 
+/* The whole of kallsyms is held for a recording: keep its entries small. */
+_Static_assert(sizeof(struct ksym) == 24, "struct ksym grew");
+
 void ksyms_init(struct ksyms *ks)
 {
 	memset(ks, 0, sizeof(*ks));
@@ -33,11 +36,12 @@ void ksyms_free(struct ksyms *ks)
 		free(b);
 	}
 	free(ks->syms);
+	free(ks->modules);
 	ksyms_init(ks);
 }
 
-/* A copy of s; *last (may be NULL), the last one kept there, is reused when it matches. */
-static const char *keep_string(struct ksyms *ks, const char *s, const char **last)
+/* A copy of s, packed. */
+static const char *keep_string(struct ksyms *ks, const char *s)
 {
 	size_t len = strlen(s) + 1;
 	struct ksyms_block *b = ks->strings;
@@ -45,8 +49,6 @@ static const char *keep_string(struct ksyms *ks, const char *s, const char **las
 
 	if (len == 1)
 		return "";
-	if (last && *last && !strcmp(*last, s))
-		return *last;
 	if (!b || b->cap - b->used < len) {
 		size_t cap = len > KSYMS_BLOCK ? len : KSYMS_BLOCK;
 
@@ -60,16 +62,60 @@ static const char *keep_string(struct ksyms *ks, const char *s, const char **las
 	}
 	copy = memcpy(b->data + b->used, s, len);
 	b->used += len;
-	if (last)
-		*last = copy;
 	return copy;
+}
+
+#define KSYMS_MODULES_MAX	UINT16_MAX
+
+/*
+ * The index of module name in ks->modules, added if new. A module's
+ * symbols come together, so the last one added is tried first; the
+ * search over the others happens once a module (a few hundred at most).
+ */
+static int module_index(struct ksyms *ks, const char *module)
+{
+	const char **grown;
+	size_t i;
+
+	if (!ks->nmodules) {
+		ks->modules = malloc(sizeof(*ks->modules));
+		if (!ks->modules)
+			return -ENOMEM;
+		ks->modules[0] = "";
+		ks->nmodules = 1;
+	}
+	if (!module || !*module)
+		return 0;
+	if (!strcmp(ks->modules[ks->nmodules - 1], module))
+		return ks->nmodules - 1;
+	for (i = 1; i < ks->nmodules; i++)
+		if (!strcmp(ks->modules[i], module))
+			return i;
+	if (ks->nmodules > KSYMS_MODULES_MAX)
+		return -E2BIG;
+	grown = realloc(ks->modules, (ks->nmodules + 1) * sizeof(*ks->modules));
+	if (!grown)
+		return -ENOMEM;
+	ks->modules = grown;
+	ks->modules[ks->nmodules] = keep_string(ks, module);
+	if (!ks->modules[ks->nmodules])
+		return -ENOMEM;
+	return ks->nmodules++;
+}
+
+const char *ksyms_module(const struct ksyms *ks, const struct ksym *k)
+{
+	return k->module < ks->nmodules ? ks->modules[k->module] : "";
 }
 
 int ksyms_add(struct ksyms *ks, uint64_t addr, uint64_t size, const char *name,
 	      const char *module, char type)
 {
+	int mod = module_index(ks, module);
 	struct ksym *k;
 
+	if (mod < 0)
+		return mod;
 	if (ks->count == ks->cap) {
 		size_t cap = ks->cap ? ks->cap * 2 : 4096;
 		struct ksym *n = realloc(ks->syms, cap * sizeof(*n));
@@ -81,12 +127,11 @@ int ksyms_add(struct ksyms *ks, uint64_t addr, uint64_t size, const char *name,
 	}
 	k = &ks->syms[ks->count];
 	k->addr = addr;
-	k->size = size;
+	k->size = size < UINT32_MAX ? size : UINT32_MAX;
 	k->type = tolower((unsigned char)type);
-	k->name = keep_string(ks, name, NULL);
-	/* A module's symbols come together: one copy of its name for them all. */
-	k->module = module ? keep_string(ks, module, &ks->last_module) : "";
-	if (!k->name || !k->module)
+	k->module = mod;
+	k->name = keep_string(ks, name);
+	if (!k->name)
 		return -ENOMEM;
 	ks->count++;
 	return 0;
@@ -138,10 +183,11 @@ void ksyms_sort(struct ksyms *ks)
 		if (k->size)
 			continue;
 		/* The last symbol of a module (or of the core) ends nobody knows where. */
-		if (!next || strcmp(next->module, k->module))
+		if (!next || next->module != k->module)
 			k->size = LAST_SYMBOL_SIZE;
 		else
-			k->size = next->addr > k->addr ? next->addr - k->addr : 1;
+			k->size = next->addr <= k->addr ? 1 :
+				  next->addr - k->addr < UINT32_MAX ? next->addr - k->addr : UINT32_MAX;
 	}
 }
 
@@ -312,7 +358,7 @@ void ksyms_format(const struct ksyms *ks, uint64_t addr, char *buf, size_t len)
 		snprintf(buf, len, "%s+0x%" PRIx64, k->name, addr - k->addr);
 }
 
-static bool is_tracing_frame(const struct ksym *k)
+static bool is_tracing_frame(const struct ksyms *ks, const struct ksym *k)
 {
 	static const char *const prefixes[] = {
 		"bpf_trace_run", "__bpf_trace_", "perf_trace_", "perf_tp_event",
@@ -321,7 +367,7 @@ static bool is_tracing_frame(const struct ksym *k)
 	};
 	size_t i;
 
-	if (!k || !strcmp(k->module, "bpf"))
+	if (!k || !strcmp(ksyms_module(ks, k), "bpf"))
 		return true;
 	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
 		if (!strncmp(k->name, prefixes[i], strlen(prefixes[i])))
@@ -337,7 +383,7 @@ int ksyms_trim_tracing(const struct ksyms *ks, uint64_t *frames, int n)
 	int i, cut = 0;
 
 	for (i = 0; i < n && i < TRACING_FRAMES_MAX; i++)
-		if (is_tracing_frame(ksyms_find(ks, frames[i])))
+		if (is_tracing_frame(ks, ksyms_find(ks, frames[i])))
 			cut = i + 1;
 	if (cut == n)	/* nothing we recognise: keep it all rather than nothing */
 		return n;

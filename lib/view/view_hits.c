@@ -24,9 +24,11 @@ static bool leaf_in_kernel(const struct profile *p, const struct sample_row_key 
 	return ks && ks->nframes > 0;
 }
 
-static const char *kmodule(const struct ksym *s)
+static const char *kmodule(const struct profile *p, const struct ksym *s)
 {
-	return s && s->module[0] ? s->module : "[kernel]";
+	const char *module = s ? ksyms_module(&p->ksyms, s) : "";
+
+	return module[0] ? module : "[kernel]";
 }
 
 static int kernel_names(const struct profile *p, const struct stack *st, struct frame_name *out, int max)
@@ -37,7 +39,7 @@ static int kernel_names(const struct profile *p, const struct stack *st, struct 
 	for (i = 0; st && i < st->nframes && n < max; i++) {
 		const struct ksym *s = ksyms_find(&p->ksyms, st->frames[i]);
 
-		out[n++] = (struct frame_name){ s ? s->name : "[unknown]", kmodule(s), true };
+		out[n++] = (struct frame_name){ s ? s->name : "[unknown]", kmodule(p, s), true };
 	}
 	return n;
 }
@@ -111,7 +113,7 @@ static void leaf_hit(const struct profile *p, const struct sample_row_key *k, bo
 		const struct ksym *s = ksyms_find(&p->ksyms, stack_of(p, k->kstack)->frames[0]);
 
 		h->kernel = true;
-		h->module = kmodule(s);
+		h->module = kmodule(p, s);
 		if (s) {
 			h->function = s->name;
 			h->addr = s->addr;

@@ -84,7 +84,7 @@ static void expect_sym(const struct ksyms *ks, uint64_t addr, const char *name,
 
 	assert_non_null(k);
 	assert_string_equal(k->name, name);
-	assert_string_equal(k->module, module);
+	assert_string_equal(ksyms_module(ks, k), module);
 	assert_int_equal(k->type, type);
 	assert_true(addr >= k->addr && addr - k->addr < k->size);
 }
@@ -330,9 +330,9 @@ static void test_add_and_sort(void **state)
 	assert_non_null(k);
 	assert_string_equal(k->name, "b");
 	assert_int_equal(k->type, 'd');
-	assert_string_equal(k->module, "");
+	assert_string_equal(ksyms_module(&ks, k), "");
 	k = ksyms_find(&ks, 0x3000);
-	assert_string_equal(k->module, "m");
+	assert_string_equal(ksyms_module(&ks, k), "m");
 
 	/* The table owns its strings. */
 	{
@@ -371,7 +371,7 @@ static void test_many_symbols(void **state)
 		snprintf(mod, sizeof(mod), "mod_%u", i / 100);
 		assert_non_null(k);
 		assert_string_equal(k->name, name);
-		assert_string_equal(k->module, mod);
+		assert_string_equal(ksyms_module(&ks, k), mod);
 	}
 	ksyms_free(&ks);
 }
@@ -399,10 +399,44 @@ static void test_long_name(void **state)
 	assert_string_equal(ksyms_find(&ks, 0x1008)->name, "before");
 	assert_string_equal(ksyms_find(&ks, 0x2008)->name, longname);
 	assert_string_equal(ksyms_find(&ks, 0x3008)->name, "after");
-	assert_ptr_equal(ksyms_find(&ks, 0x2008)->module, ksyms_find(&ks, 0x3008)->module);
-	assert_string_equal(ksyms_find(&ks, 0x1008)->module, "");
+	assert_int_equal(ksyms_find(&ks, 0x2008)->module, ksyms_find(&ks, 0x3008)->module);
+	assert_int_equal(ks.nmodules, 2);
+	assert_string_equal(ksyms_module(&ks, ksyms_find(&ks, 0x1008)), "");
 	ksyms_free(&ks);
 	free(longname);
+}
+
+/*
+ * A module seen again after another keeps its first index; sizes past
+ * 32 bits, given or stretched to the next symbol, stop at 4 GiB - 1.
+ */
+static void test_modules_and_sizes(void **state)
+{
+	struct ksyms ks;
+	const struct ksym *k;
+
+	(void)state;
+	ksyms_init(&ks);
+	assert_int_equal(ksyms_add(&ks, 0x10, 0, "percpu_var", NULL, 'A'), 0);
+	assert_int_equal(ksyms_add(&ks, 0x7fff00000000ULL, 0, "_text", NULL, 'T'), 0);
+	assert_int_equal(ksyms_add(&ks, 0xffff000000001000ULL, 0x10, "a_fn", "a", 't'), 0);
+	assert_int_equal(ksyms_add(&ks, 0xffff000000002000ULL, 0x10, "b_fn", "b", 't'), 0);
+	assert_int_equal(ksyms_add(&ks, 0xffff000000003000ULL, (uint64_t)1 << 40, "a_big", "a", 't'), 0);
+	ksyms_sort(&ks);
+	assert_int_equal(ks.nmodules, 3);
+	k = ksyms_find(&ks, 0xffff000000003000ULL + 0xfffffffeULL);
+	assert_non_null(k);
+	assert_string_equal(k->name, "a_big");
+	assert_string_equal(ksyms_module(&ks, k), "a");
+	assert_int_equal(k->size, UINT32_MAX);
+	assert_null(ksyms_find(&ks, 0xffff000000003000ULL + UINT32_MAX));
+	/* A per-CPU offset, 2^47 below the core's next symbol: cut at 4 GiB. */
+	k = ksyms_find(&ks, 0x20);
+	assert_non_null(k);
+	assert_int_equal(k->size, UINT32_MAX);
+	assert_null(ksyms_find(&ks, 0x10 + (uint64_t)UINT32_MAX));
+	assert_string_equal(ksyms_module(&ks, ksyms_find(&ks, 0xffff000000002008ULL)), "b");
+	ksyms_free(&ks);
 }
 
 int main(void)
@@ -411,6 +445,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_parse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lookup_core, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lookup_modules, setup, teardown),
+		cmocka_unit_test(test_modules_and_sizes),
 		cmocka_unit_test_setup_teardown(test_lookup_outside, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_format, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_find_data, setup, teardown),
