@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 #include "base/buf.h"
 #include "record/collector_int.h"
+#include "record/mapsize.h"
 #include "base/log.h"
 #include "sample.skel.h"
 
@@ -167,16 +168,34 @@ static void stack_ids_free(struct stack_ids *s)
 	htab_free(&s->keys);
 }
 
+/* A map of the sampler sized to want rows, held to SHARED_MAP_BUDGET. */
+static int size_map(struct bpf_map *map, uint32_t want, int ncpus)
+{
+	uint32_t rows = shared_map_rows(want, bpf_map__key_size(map), bpf_map__value_size(map),
+					ncpus, SHARED_MAP_BUDGET);
+
+	if (rows < want)
+		pr_warn("sample: %s holds %u rows, not %u (all reserved at load: at most %llu MiB of kernel memory a map)\n",
+			bpf_map__name(map), rows, want, (unsigned long long)(SHARED_MAP_BUDGET >> 20));
+	return bpf_map__set_max_entries(map, rows);
+}
+
 /*
  * -M rows: the locks family's rows; the sampler keeps twice as many rows
  * (a row is a thread and a pair of stacks) and as many stacks of each
- * kind, as at the defaults (16384).
+ * kind, as at the defaults (16384), each map within its budget (mapsize.h).
  */
-static void size_maps(struct sampler *m, uint32_t rows)
+static int size_maps(struct sampler *m, uint32_t rows)
 {
-	bpf_map__set_max_entries(m->skel->maps.counts, 2 * rows);
-	bpf_map__set_max_entries(m->skel->maps.kstacks, rows);
-	bpf_map__set_max_entries(m->skel->maps.ustacks, rows);
+	uint64_t twice = 2ULL * rows;
+	int err;
+
+	err = size_map(m->skel->maps.counts, twice < UINT32_MAX ? twice : UINT32_MAX, m->ncpus);
+	if (!err)
+		err = size_map(m->skel->maps.kstacks, rows, m->ncpus);
+	if (!err)
+		err = size_map(m->skel->maps.ustacks, rows, m->ncpus);
+	return err;
 }
 
 static int sample_open(struct collector *c, const struct features *f, struct family_status *st,
@@ -204,9 +223,9 @@ static int sample_open(struct collector *c, const struct features *f, struct fam
 	m->skel->rodata->filter_targets = c->o.filter_targets;
 	m->skel->rodata->pidns_dev = c->pidns_dev;
 	m->skel->rodata->pidns_ino = c->pidns_ino;
-	if (c->o.stats_entries)
-		size_maps(m, c->o.stats_entries);
-	err = collector_prepare_object(c, m->skel->obj);
+	err = c->o.stats_entries ? size_maps(m, c->o.stats_entries) : 0;
+	if (!err)
+		err = collector_prepare_object(c, m->skel->obj);
 	if (!err)
 		err = sample_bpf__load(m->skel);
 	if (err) {

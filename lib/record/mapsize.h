@@ -39,4 +39,27 @@ uint32_t percpu_map_rows(uint32_t max, uint32_t value_size, int ncpus, uint64_t 
 /* Whether rows of value_size bytes on ncpus CPUs fit STATS_PREALLOC_MAX. */
 bool percpu_map_prealloc(uint32_t rows, uint32_t value_size, int ncpus);
 
+/*
+ * The sampler's maps are shared, not per CPU, but a perf_event program
+ * may only use preallocated maps: every row they can hold is reserved at
+ * load. They follow -M (twice as many rows, as many stacks of each kind),
+ * and -M 16777216 would reserve 9 GiB of kernel stacks and as much of
+ * user stacks. Each is held to SHARED_MAP_BUDGET, its elements and
+ * buckets (112 858 stacks of 520 bytes, 629 092 rows on 2 CPUs); a sample
+ * then finds its map full, counted as sample_stacks_full or
+ * sample_map_full.
+ */
+#define SHARED_MAP_BUDGET	(64ULL << 20)	/* bytes, a map */
+#define HTAB_ELEM_HEADER	48	/* the kernel's struct htab_elem, before each key */
+#define HTAB_BUCKET		16	/* its struct bucket */
+#define HTAB_MAP		4096	/* its struct bpf_htab and the rest: 656 bytes on 6.18 */
+
+/*
+ * The rows a preallocated hash map of max rows (keys and values of these
+ * sizes) keeps within budget bytes on ncpus possible CPUs; at least
+ * PERCPU_MAP_MIN_ROWS, unless built with fewer.
+ */
+uint32_t shared_map_rows(uint32_t max, uint32_t key_size, uint32_t value_size, int ncpus,
+			 uint64_t budget);
+
 #endif

@@ -68,6 +68,21 @@ fi
 check "-M 1000000: rows taken as they appear (flags $(tr '\n' ' ' <big.out))" grep -qx '0x1' big.out
 check "-M 1000000: record -v does not say reserved" bash -c "! grep -q 'rows reserved at load' big.err"
 
+# The sampler's maps are all reserved at load: -M 16777216 would ask for
+# 9 GiB of stacks of each kind. Each is held to 64 MiB (elements, buckets
+# and the map: bpftool's memlock), said on stderr, and record goes on.
+sampler_maps='for m in counts kstacks ustacks; do bpftool map show name $m | sed -n "s/.*max_entries \([0-9]*\)  memlock \([0-9]*\)B.*/$m \1 \2/p"; done'
+"$LOCKSTAT" record -M 16777216 -e sample -o huge.data -- sh -c "$sampler_maps" >huge.out 2>huge.err
+check "-M 16777216 -e sample: record exits 0 ($?)" test $? = 0
+for m in counts kstacks ustacks; do
+	read -r _ rows bytes <<<"$(grep "^$m " huge.out)"
+	check "-M 16777216: the sampler's $m holds ${rows:-?} rows, ${bytes:-?} bytes: within 64 MiB" \
+		test "${bytes:-0}" -gt $((48 << 20)) -a "${bytes:-0}" -le $((64 << 20))
+	check "-M 16777216: record says $m holds $rows rows" \
+		grep -q "warning: sample: $m holds ${rows:-?} rows, not " huge.err
+done
+check "-M 16777216: the profile is whole" "$LOCKSTAT" fsck huge.data
+
 # kernel.bpf_stats costs every BPF program run two clock reads: record
 # holds it on (a "bpf-stats" descriptor) 25 ms of every 250 only, and
 # says over how long it measured. The workload, record's child,

@@ -58,6 +58,47 @@ static void test_prealloc_small_only(void **state)
 	assert_false(percpu_map_prealloc(1890, 208, 256));
 }
 
+/* What the kernel reserves for a preallocated hash map (its memlock). */
+static uint64_t reserved(uint64_t rows, uint32_t elem, int ncpus)
+{
+	uint64_t buckets = 1;
+
+	while (buckets < rows)
+		buckets <<= 1;
+	return HTAB_MAP + (rows + ncpus) * elem + buckets * HTAB_BUCKET;
+}
+
+/*
+ * The sampler's preallocated maps (as lockstat-record.1 says): the
+ * defaults unchanged, -M 16777216 held to 64 MiB a map, elements and
+ * buckets, and as close to it as the next row would not fit.
+ */
+static void test_shared_maps(void **state)
+{
+	uint32_t rows;
+
+	(void)state;
+	/* 16384 stacks (8-byte key, 520-byte value: 576 with the header), 32768 rows (24 + 8). */
+	assert_int_equal(shared_map_rows(16384, 8, 520, 2, SHARED_MAP_BUDGET), 16384);
+	assert_int_equal(shared_map_rows(32768, 24, 8, 2, SHARED_MAP_BUDGET), 32768);
+	rows = shared_map_rows(16777216, 8, 520, 2, SHARED_MAP_BUDGET);
+	assert_int_equal(rows, 112858);
+	assert_true(reserved(rows, 576, 2) <= SHARED_MAP_BUDGET);
+	assert_true(reserved(rows + 1, 576, 2) > SHARED_MAP_BUDGET);
+	rows = shared_map_rows(33554432, 24, 8, 2, SHARED_MAP_BUDGET);
+	assert_int_equal(rows, 629092);
+	assert_true(reserved(rows, 80, 2) <= SHARED_MAP_BUDGET);
+	assert_true(reserved(rows + 1, 80, 2) > SHARED_MAP_BUDGET);
+	/* 256 CPUs: a spare element each. */
+	rows = shared_map_rows(16777216, 8, 520, 256, SHARED_MAP_BUDGET);
+	assert_true(rows < 112858 && reserved(rows, 576, 256) <= SHARED_MAP_BUDGET);
+	assert_true(reserved(rows + 1, 576, 256) > SHARED_MAP_BUDGET);
+	/* Sizes rounded to 8 bytes as the kernel keeps them; never below the floor. */
+	assert_int_equal(shared_map_rows(16777216, 5, 517, 2, SHARED_MAP_BUDGET), 112858);
+	assert_int_equal(shared_map_rows(16384, 8, 1 << 20, 2, SHARED_MAP_BUDGET), PERCPU_MAP_MIN_ROWS);
+	assert_int_equal(shared_map_rows(100, 8, 1 << 20, 2, SHARED_MAP_BUDGET), 100);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -65,6 +106,7 @@ int main(void)
 		cmocka_unit_test(test_large_machine_capped),
 		cmocka_unit_test(test_floor),
 		cmocka_unit_test(test_prealloc_small_only),
+		cmocka_unit_test(test_shared_maps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
