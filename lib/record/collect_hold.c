@@ -364,6 +364,25 @@ static const struct bpf_object *hold_object(const void *priv)
 	return h->skel ? h->skel->obj : NULL;
 }
 
+/*
+ * Its rows are lock x kind x short stack: every lock of every object the
+ * system touches, a row each. Idle ones are removed as the map fills.
+ */
+static int hold_trim(struct collector *c, void *priv, uint32_t before, uint64_t *late)
+{
+	struct hold *h = priv;
+
+	(void)c;
+	return tsource_trim(&h->rows, before, late);
+}
+
+static unsigned hold_fill(const void *priv, uint32_t latest, uint32_t *before)
+{
+	const struct hold *h = priv;
+
+	return tsource_fill(&h->rows, latest, before);
+}
+
 const struct family_ops hold_family = {
 	.name = "hold",
 	.what = "acquisitions and hold times, from the lock and unlock functions (record --hold)",
@@ -373,4 +392,8 @@ const struct family_ops hold_family = {
 	.detach = hold_detach,
 	.free = hold_free,
 	.object = hold_object,
+	.trim = hold_trim,
+	/* Its own losses are a table (hold.lost); the late ones are acquisitions. */
+	.trim_lost = "hold_trimmed_late",
+	.fill = hold_fill,
 };
