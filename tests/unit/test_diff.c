@@ -412,9 +412,30 @@ static void test_anon_close_callers(void **state)
 		assert_string_not_equal(b.d.rows[i].name, "[anon]@alloc_fd");
 	finish(&b, true);
 
-	/* Each run's second function under half its first: not a candidate. */
+	/*
+	 * Each run's second function under half its first: named alloc_fd in
+	 * one run, do_sys_open in the other. Only in the base under one name,
+	 * only in the patched run under the other, with callers in common:
+	 * one lock, merged, named by the same rule (a tie: the first name).
+	 */
 	specs[0].anon_waits = specs[1].anon_open_waits = 100;
 	specs[0].anon_open_waits = specs[1].anon_waits = 10;
+	assert_int_equal(compare(&b, specs, 1, 1, &o), 0);
+	assert_int_equal(b.d.nrows, 3);	/* the lock and its two callers */
+	assert_int_equal(row(&b.d, "[anon]@alloc_fd", 0)->status, DIFF_CHANGED);
+	near(row(&b.d, "[anon]@alloc_fd", 0)->base.mean, 110 * 5000, 1e-9);
+	near(row(&b.d, "[anon]@alloc_fd", 0)->patched.mean, 110 * 5000, 1e-9);
+	for (i = 0; i < b.d.nrows; i++) {
+		assert_string_not_equal(b.d.rows[i].name, "[anon]@do_sys_open");
+		if (b.d.rows[i].depth)
+			assert_ptr_equal(&b.d.rows[b.d.rows[i].parent], row(&b.d, "[anon]@alloc_fd", 0));
+	}
+	near(row(&b.d, "do_sys_open", 1)->base.mean, 10 * 5000, 1e-9);
+	near(row(&b.d, "do_sys_open", 1)->patched.mean, 100 * 5000, 1e-9);
+	finish(&b, true);
+
+	/* No caller in common: nothing says they are one lock. */
+	specs[0].anon_open_waits = specs[1].anon_waits = 0;
 	assert_int_equal(compare(&b, specs, 1, 1, &o), 0);
 	assert_int_equal(row(&b.d, "[anon]@alloc_fd", 0)->status, DIFF_GONE);
 	assert_int_equal(row(&b.d, "[anon]@do_sys_open", 0)->status, DIFF_NEW);
