@@ -25,13 +25,19 @@ our_callers() {
 	jq -r '[.locks[] | select(.user | not) | .callers[]] | group_by(.symbol)[] |
 		"\(map(.contended) | add) \(.[0].symbol)"' "$1"
 }
+# Lock helpers that lockstat skips and perf does not (lockstat-record(1),
+# Callers): perf's caller of a wait in them is the helper itself, ours the
+# function that called it. Their waits count in both totals; they are no
+# caller of perf's to compare.
+lockstat_only_skips='^(__task_rq_lock|task_rq_lock|_?raw_spin_rq_lock[a-z_]*|double_rq_lock|_double_lock_balance|lock_sock_nested)[+]'
 # compare PERF OURS: one line per caller with 1 % of perf's waits or more,
 # "caller perf% ours% ok|BAD" (BAD: off by more than 5 points).
 compare() {
-	awk 'FNR == NR { p[$2] = $1; pt += $1; next } { o[$2] = $1; ot += $1 }
+	awk -v skipped="$lockstat_only_skips" 'FNR == NR { p[$2] = $1; pt += $1; next } { o[$2] = $1; ot += $1 }
 	END {
 		for (c in p) {
 			if (c == "Unknown" || pt == 0 || 100 * p[c] / pt < 1) continue
+			if (c ~ skipped) { printf "%s %.2f - skipped by lockstat\n", c, 100 * p[c] / pt; continue }
 			ps = 100 * p[c] / pt; os = ot ? 100 * o[c] / ot : 0
 			d = ps - os; if (d < 0) d = -d
 			printf "%s %.2f %.2f %s\n", c, ps, os, d <= 5 ? "ok" : "BAD"
