@@ -501,159 +501,6 @@ static int add_lock_run(struct diff *d, const struct lock_view *v, size_t run)
 	return err;
 }
 
-/*
- * An anonymous lock has no identity across runs but its callers. When its
- * busiest caller changes completely (a lock of 100 and 10 waits from two
- * functions in one run, 10 and 100 in the other), the rule above names it
- * differently in each, and diff showed it gone under one name and new
- * under another. So, once every run is in, a row only in the base and one
- * only in the patched runs, anonymous, of the same type and with a caller
- * function in common, are one lock: they are merged, and named as above.
- */
-static bool anon_row(const struct diff_row *r)
-{
-	return !r->depth && !strncmp(r->name, "[anon]@", 7);
-}
-
-/* Events on the base (side 0) or the patched (side 1) runs. */
-static uint64_t side_count(const struct diff *d, const struct diff_row *r, int side)
-{
-	size_t i, from = side ? d->nb : 0, n = side ? d->np : d->nb;
-	uint64_t sum = 0;
-
-	for (i = from; i < from + n; i++)
-		sum += r->c[i];
-	return sum;
-}
-
-/* Rows' callers as lists: first[lock row], next[caller row]; SIZE_MAX ends one. */
-struct caller_lists {
-	size_t *first, *next;
-};
-
-static bool shares_caller(const struct diff *d, const struct caller_lists *l, size_t a, size_t b)
-{
-	size_t i, j;
-
-	for (i = l->first[a]; i != SIZE_MAX; i = l->next[i])
-		for (j = l->first[b]; j != SIZE_MAX; j = l->next[j])
-			if (d->rows[i].name[0] != '[' && !strcmp(d->rows[i].name, d->rows[j].name))
-				return true;
-	return false;
-}
-
-static void add_row_values(const struct diff *d, struct diff_row *to, const struct diff_row *from)
-{
-	size_t i;
-
-	for (i = 0; i < nruns(d); i++)
-		add_value(to, i, from->v[i], from->c[i]);
-}
-
-/* Fold lock row b and its callers into row a; b's rows are marked gone (depth -1). */
-static void merge_anon(struct diff *d, struct caller_lists *l, size_t a, size_t b)
-{
-	struct diff_row *ra = &d->rows[a], *rb = &d->rows[b];
-	const double *rank_a = htab_find(&d->anon_rank, &(uint64_t){ func_hash(ra->name + 7) });
-	const double *rank_b = htab_find(&d->anon_rank, &(uint64_t){ func_hash(rb->name + 7) });
-	size_t i, j, next;
-	char *swap;
-
-	add_row_values(d, ra, rb);
-	for (i = l->first[b]; i != SIZE_MAX; i = next) {
-		next = l->next[i];
-		for (j = l->first[a]; j != SIZE_MAX; j = l->next[j])
-			if (!strcmp(d->rows[j].name, d->rows[i].name))
-				break;
-		if (j != SIZE_MAX) {
-			add_row_values(d, &d->rows[j], &d->rows[i]);
-			d->rows[i].depth = -1;
-			continue;
-		}
-		d->rows[i].parent = a;
-		l->next[i] = l->first[a];
-		l->first[a] = i;
-	}
-	l->first[b] = SIZE_MAX;
-	if (better_candidate(rb->name + 7, rank_b ? *rank_b : 0, ra->name + 7, rank_a ? *rank_a : 0)) {
-		swap = ra->name;
-		ra->name = rb->name;
-		rb->name = swap;
-	}
-	rb->depth = -1;
-}
-
-/* Drop the rows merge_anon() marked, keeping the order and the callers' parents. */
-static int drop_merged_rows(struct diff *d)
-{
-	size_t *to = calloc(d->nrows ? d->nrows : 1, sizeof(*to)), i, n = 0;
-
-	if (!to)
-		return -ENOMEM;
-	for (i = 0; i < d->nrows; i++) {
-		if (d->rows[i].depth < 0) {
-			row_free(&d->rows[i]);
-			continue;
-		}
-		to[i] = n;
-		d->rows[n++] = d->rows[i];
-	}
-	for (i = 0; i < n; i++)
-		if (d->rows[i].depth)
-			d->rows[i].parent = to[d->rows[i].parent];
-	d->nrows = n;
-	free(to);
-	/* The key index is of the rows as they were; nothing looks a key up after the build. */
-	htab_free(&d->index);
-	htab_init(&d->index, sizeof(uint64_t), sizeof(uint64_t));
-	return 0;
-}
-
-static int pair_anon_rows(struct diff *d)
-{
-	struct caller_lists l = { calloc(d->nrows ? d->nrows : 1, sizeof(size_t)),
-				  calloc(d->nrows ? d->nrows : 1, sizeof(size_t)) };
-	size_t g, n, best, merged = 0;
-	int err = 0;
-
-	if (!l.first || !l.next) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (g = 0; g < d->nrows; g++)
-		l.first[g] = l.next[g] = SIZE_MAX;
-	for (g = d->nrows; g-- > 0;) {
-		if (d->rows[g].depth == 1) {
-			l.next[g] = l.first[d->rows[g].parent];
-			l.first[d->rows[g].parent] = g;
-		}
-	}
-	for (g = 0; g < d->nrows; g++) {
-		if (!anon_row(&d->rows[g]) || !side_count(d, &d->rows[g], 0) || side_count(d, &d->rows[g], 1))
-			continue;
-		best = SIZE_MAX;
-		for (n = 0; n < d->nrows; n++) {
-			const struct diff_row *r = &d->rows[n];
-
-			if (!anon_row(r) || side_count(d, r, 0) || !side_count(d, r, 1) ||
-			    strcmp(r->detail, d->rows[g].detail) || !shares_caller(d, &l, g, n))
-				continue;
-			if (best == SIZE_MAX || side_count(d, r, 1) > side_count(d, &d->rows[best], 1))
-				best = n;
-		}
-		if (best != SIZE_MAX) {
-			merge_anon(d, &l, g, best);
-			merged++;
-		}
-	}
-	if (merged)
-		err = drop_merged_rows(d);
-out:
-	free(l.first);
-	free(l.next);
-	return err;
-}
-
 /* Every run's lock view at once: anonymous locks are named over all of them. */
 static int add_lock_runs(struct diff *d)
 {
@@ -670,8 +517,6 @@ static int add_lock_runs(struct diff *d)
 		err = rank_anon_funcs(views, nruns(d), &d->anon_rank);
 	for (i = 0; !err && i < nruns(d); i++)
 		err = add_lock_run(d, &views[i], i);
-	if (!err)
-		err = pair_anon_rows(d);
 	for (i = 0; i < built; i++)
 		lock_view__free(&views[i]);
 	free(views);
@@ -1043,6 +888,176 @@ static int read_durations(struct diff *d)
 	return 0;
 }
 
+/*
+ * An anonymous lock has no identity across runs but its callers. When its
+ * busiest caller changes completely (a lock of 100 and 10 waits from two
+ * functions in one run, 10 and 100 in the other), the rule above names it
+ * differently in each, and diff showed it gone under one name and new
+ * under another. So, once every row is computed, a gone row and a new one,
+ * anonymous, of the same type and with a caller function in common, are
+ * one lock: they are merged, named as above, and computed again.
+ */
+static bool anon_row(const struct diff_row *r)
+{
+	return !r->depth && !strncmp(r->name, "[anon]@", 7);
+}
+
+/* Rows' callers as lists: first[lock row], next[caller row]; SIZE_MAX ends one. */
+struct caller_lists {
+	size_t *first, *next;
+};
+
+static bool shares_caller(const struct diff *d, const struct caller_lists *l, size_t a, size_t b)
+{
+	size_t i, j;
+
+	for (i = l->first[a]; i != SIZE_MAX; i = l->next[i])
+		for (j = l->first[b]; j != SIZE_MAX; j = l->next[j])
+			if (d->rows[i].name[0] != '[' && !strcmp(d->rows[i].name, d->rows[j].name))
+				return true;
+	return false;
+}
+
+static void add_row_values(const struct diff *d, struct diff_row *to, const struct diff_row *from)
+{
+	size_t i;
+
+	for (i = 0; i < nruns(d); i++)
+		add_value(to, i, from->v[i], from->c[i]);
+}
+
+/* A caller row's key: its lock's row index, then its function. */
+static int caller_key(struct diff_row *r, size_t lock)
+{
+	char *key;
+
+	if (asprintf(&key, "%zu\x1f%s", lock, r->name) < 0)
+		return -ENOMEM;
+	free(r->key);
+	r->key = key;
+	return 0;
+}
+
+/*
+ * Fold lock row b and its callers into row a, and compute a and its callers
+ * again; b's rows are marked to drop (depth -1).
+ */
+static int merge_anon(struct diff *d, struct caller_lists *l, size_t a, size_t b)
+{
+	struct diff_row *ra = &d->rows[a], *rb = &d->rows[b];
+	const double *rank_a = htab_find(&d->anon_rank, &(uint64_t){ func_hash(ra->name + 7) });
+	const double *rank_b = htab_find(&d->anon_rank, &(uint64_t){ func_hash(rb->name + 7) });
+	size_t i, j, next;
+	char *swap;
+	int err = 0;
+
+	add_row_values(d, ra, rb);
+	for (i = l->first[b]; i != SIZE_MAX; i = next) {
+		next = l->next[i];
+		for (j = l->first[a]; j != SIZE_MAX; j = l->next[j])
+			if (!strcmp(d->rows[j].name, d->rows[i].name))
+				break;
+		if (j != SIZE_MAX) {
+			add_row_values(d, &d->rows[j], &d->rows[i]);
+			d->rows[i].depth = -1;
+			continue;
+		}
+		d->rows[i].parent = a;
+		err = err ? err : caller_key(&d->rows[i], a);
+		l->next[i] = l->first[a];
+		l->first[a] = i;
+	}
+	l->first[b] = SIZE_MAX;
+	if (better_candidate(rb->name + 7, rank_b ? *rank_b : 0, ra->name + 7, rank_a ? *rank_a : 0)) {
+		swap = ra->name;	/* the key (name, type) goes with it */
+		ra->name = rb->name;
+		rb->name = swap;
+		swap = ra->key;
+		ra->key = rb->key;
+		rb->key = swap;
+	}
+	rb->depth = -1;
+	compute_row(d, ra);
+	for (i = l->first[a]; i != SIZE_MAX; i = l->next[i])
+		compute_row(d, &d->rows[i]);
+	return err;
+}
+
+/* Drop the rows merge_anon() marked, keeping the order and the callers' parents. */
+static int drop_merged_rows(struct diff *d)
+{
+	size_t *to = calloc(d->nrows ? d->nrows : 1, sizeof(*to)), i, n = 0;
+
+	if (!to)
+		return -ENOMEM;
+	for (i = 0; i < d->nrows; i++) {
+		if (d->rows[i].depth < 0) {
+			row_free(&d->rows[i]);
+			continue;
+		}
+		to[i] = n;
+		d->rows[n++] = d->rows[i];
+	}
+	for (i = 0; i < n; i++)
+		if (d->rows[i].depth)
+			d->rows[i].parent = to[d->rows[i].parent];
+	d->nrows = n;
+	free(to);
+	/* The key index is of the rows as they were; nothing looks a key up after the build. */
+	htab_free(&d->index);
+	htab_init(&d->index, sizeof(uint64_t), sizeof(uint64_t));
+	return 0;
+}
+
+static int pair_anon_rows(struct diff *d)
+{
+	size_t n = d->nrows ? d->nrows : 1, g, k, best, nnew = 0, merged = 0;
+	struct caller_lists l = { calloc(n, sizeof(size_t)), calloc(n, sizeof(size_t)) };
+	size_t *news = calloc(n, sizeof(size_t));
+	int err = 0;
+
+	if (!l.first || !l.next || !news) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (g = 0; g < d->nrows; g++)
+		l.first[g] = l.next[g] = SIZE_MAX;
+	for (g = d->nrows; g-- > 0;) {
+		if (d->rows[g].depth == 1) {
+			l.next[g] = l.first[d->rows[g].parent];
+			l.first[d->rows[g].parent] = g;
+		}
+		if (anon_row(&d->rows[g]) && d->rows[g].status == DIFF_NEW)
+			news[nnew++] = g;
+	}
+	for (g = 0; !err && g < d->nrows; g++) {
+		if (!anon_row(&d->rows[g]) || d->rows[g].status != DIFF_GONE)
+			continue;
+		best = SIZE_MAX;
+		for (k = 0; k < nnew; k++) {
+			const struct diff_row *r = &d->rows[news[k]];
+
+			if (r->depth < 0 || strcmp(r->detail, d->rows[g].detail) ||
+			    !shares_caller(d, &l, g, news[k]))
+				continue;
+			if (best == SIZE_MAX || r->patched.count > d->rows[best].patched.count ||
+			    (r->patched.count == d->rows[best].patched.count && news[k] < best))
+				best = news[k];
+		}
+		if (best != SIZE_MAX) {
+			err = merge_anon(d, &l, g, best);
+			merged++;
+		}
+	}
+	if (!err && merged)
+		err = drop_merged_rows(d);
+out:
+	free(l.first);
+	free(l.next);
+	free(news);
+	return err;
+}
+
 static int build_rows(struct diff *d)
 {
 	size_t i;
@@ -1057,7 +1072,7 @@ static int build_rows(struct diff *d)
 	compute_row(d, &d->total);	/* first: the rows' shares are of its means */
 	for (i = 0; i < d->nrows; i++)
 		compute_row(d, &d->rows[i]);
-	return 0;
+	return d->o.view == DIFF_VIEW_LOCKS ? pair_anon_rows(d) : 0;
 }
 
 int diff__build(struct diff *d, const struct diff_run *runs, size_t nb, size_t np,
