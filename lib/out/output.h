@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "base/json.h"
+#include "base/nsfmt.h"
 
 /*
  * The one renderer of lockstat's tables (lib/out/table.c): a view
@@ -150,13 +151,6 @@ FILE *out_doc__file(const struct out_doc *d);
 struct json_writer *out_doc__jw(struct out_doc *d);
 /* A table of the document: in JSON the member key, an array. */
 struct out_table *out_doc__table(struct out_doc *d, const char *key, const struct out_col *cols, int ncols);
-
-/*
- * Duration for people, scaled like perf: "999 ns", "1.00 us", "45.60 ms",
- * "2.00 s". Rounds half up, and moves to the next unit rather than print
- * "1000.00 us".
- */
-void fmt_ns(char *buf, size_t len, unsigned long long ns);
 
 /*
  * Text for a terminal from a profile's strings (a workload's argv, a
