@@ -299,4 +299,38 @@ static inline bool fx_find_row(const struct profile *p, uint64_t lock_addr, int3
 	return false;
 }
 
+/*
+ * A profile of these buckets of rows (bucket i: [i, i + 1) x bucket_ns),
+ * with the fixture's symbols and stacks, written and read back; NULL on
+ * error.
+ */
+static inline struct profile *fx_written(const struct cont_row *const *buckets, const size_t *n,
+					 size_t nbuckets, uint64_t bucket_ns)
+{
+	struct pwriter_opts o = { .fetch_stack = fx_fetch_stack };
+	struct profile *p = NULL;
+	struct pwriter *w = NULL;
+	struct ksyms ks;
+	char path[64], msg[256];
+	size_t i;
+	int fd, err;
+
+	if (fx_ksyms(&ks))
+		return NULL;
+	fd = fx_tmpfile(path);
+	o.fd = fd;
+	o.ksyms = &ks;
+	err = fd < 0 ? -EIO : pwriter__new(&w, &o);
+	for (i = 0; !err && i < nbuckets; i++)
+		err = pwriter__bucket(w, i * bucket_ns, (i + 1) * bucket_ns, buckets[i], n[i]);
+	pwriter__free(w);
+	if (fd >= 0)
+		close(fd);
+	ksyms_free(&ks);
+	if (!err)
+		err = profile__read(path, &p, msg, sizeof(msg));
+	unlink(path);
+	return err ? NULL : p;
+}
+
 #endif

@@ -443,25 +443,10 @@ static void test_view_filters(void **state)
 /* A profile of one lock's rows, written and read back. */
 static struct profile *rows_profile(struct cont_row *rows, size_t n)
 {
-	struct pwriter_opts o = { .fetch_stack = fx_fetch_stack };
-	struct profile *p = NULL;
-	struct pwriter *w;
-	struct ksyms ks;
-	char path[64], msg[256];
-	int fd;
+	const struct cont_row *buckets[1] = { rows };
+	struct profile *p = fx_written(buckets, &n, 1, 1);
 
-	assert_int_equal(fx_ksyms(&ks), 0);
-	fd = fx_tmpfile(path);
-	assert_true(fd >= 0);
-	o.fd = fd;
-	o.ksyms = &ks;
-	assert_int_equal(pwriter__new(&w, &o), 0);
-	assert_int_equal(pwriter__bucket(w, 0, 1, rows, n), 0);
-	pwriter__free(w);
-	close(fd);
-	ksyms_free(&ks);
-	assert_int_equal(profile__read(path, &p, msg, sizeof(msg)), 0);
-	unlink(path);
+	assert_non_null(p);
 	return p;
 }
 
@@ -512,33 +497,10 @@ static void test_view_callers(void **state)
 
 #define FX_ANON_ONLY_UNSAMPLED	0xffff888100004000ULL
 
-/* A profile of these buckets of rows, with the fixture's symbols; NULL on error. */
+/* A profile of these buckets of rows, 1 ns each; NULL on error. */
 static struct profile *written(const struct cont_row *const *buckets, const size_t *n, size_t nbuckets)
 {
-	struct pwriter_opts o = { .fetch_stack = fx_fetch_stack };
-	struct profile *p = NULL;
-	struct pwriter *w = NULL;
-	struct ksyms ks;
-	char path[64], msg[256];
-	size_t i;
-	int fd, err;
-
-	if (fx_ksyms(&ks))
-		return NULL;
-	fd = fx_tmpfile(path);
-	o.fd = fd;
-	o.ksyms = &ks;
-	err = fd < 0 ? -EIO : pwriter__new(&w, &o);
-	for (i = 0; !err && i < nbuckets; i++)
-		err = pwriter__bucket(w, i, i + 1, buckets[i], n[i]);
-	pwriter__free(w);
-	if (fd >= 0)
-		close(fd);
-	ksyms_free(&ks);
-	if (!err)
-		err = profile__read(path, &p, msg, sizeof(msg));
-	unlink(path);
-	return err ? NULL : p;
+	return fx_written(buckets, n, nbuckets, 1);
 }
 
 static void anon_rows(struct cont_row *first, struct cont_row *later)
