@@ -164,6 +164,16 @@ for c in record report top serve fsck probe export diff; do
 	check "man page of $c documents every option of its --help" docs_ok "$c"
 done
 
+# Every row's figures agree with each other (lockstat-fsck(1), INVARIANTS);
+# the findings, if any, where check() shows them.
+deep_ok() {
+	"$ls" fsck --deep "$1" >"$tmp/deep" && return 0
+	grep '^fsck: ' "$tmp/deep" | tail -n 20 >&2
+	return 1
+}
+for f in "$dir"/data/*.data "$dir"/data/views/*.data; do
+	check "${f#"$dir"/data/}: fsck --deep: every row's figures agree" deep_ok "$f"
+done
 for f in "$dir"/data/*.data; do
 	name=$(basename "$f")
 	check "$name: fsck" "$ls" fsck -q "$f"
