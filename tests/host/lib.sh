@@ -189,6 +189,7 @@ check_profiles() {
 			continue
 		fi
 		bad+=" ${f#"$T"/} (exit $rc)"
+		echo "# fsck --deep ${f#"$T"/}:"
 		grep '^fsck: \|^lockstat: ' "$T/.fsck-deep" | tail -n 10 | sed 's/^/# /'
 	done < <(find "$T" -name '*.data' -type f -print0 2>/dev/null)
 	rm -f "$T/.fsck-deep"
