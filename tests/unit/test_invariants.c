@@ -11,7 +11,7 @@
 #include <cmocka.h>
 #include "format/locktype.h"
 #include "view/invariants.h"
-#include "fixtures.h"
+#include "fixtures_tables.h"
 
 #define US	1000ULL
 #define S	1000000000ULL
@@ -383,6 +383,61 @@ static void test_profile(void **state)
 	profile__free(p);
 }
 
+static bool has_msg(const struct inv_report *r, const char *msg)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		if (!strcmp(r->v[i].msg, msg))
+			return true;
+	return false;
+}
+
+/*
+ * A counter table's count, total and max columns (the fd family's fget
+ * timings): by its keys, an average above its max, a call longer than
+ * the recording, a count without time; a row that agrees says nothing.
+ */
+static const struct tcol timing_cols[] = {
+	{ "pid", TCOL_KEY }, { "calls", TCOL_SUM }, { "time_ns", TCOL_SUM }, { "max_ns", TCOL_MAX },
+};
+
+static const struct tschema timing_schema = { "test.timing", 4, timing_cols };
+
+static void fill_timing(struct pwriter *w, void *ctx)
+{
+	uint64_t v[] = {
+		1, 3, 300, 150,			/* agrees */
+		2, 2, 1000, 100,		/* avg 500 ns > max 100 ns */
+		3, 1, 6 * S, 6 * S,		/* 6 s in a recording of 5 */
+		4, 5, 0, 0,			/* calls without time */
+	};
+
+	(void)ctx;
+	fxt_table(w, &timing_schema, v, 4);
+}
+
+static void test_table(void **state)
+{
+	struct pwriter_opts o = { 0 };
+	struct inv_report r;
+	struct profile *p;
+
+	(void)state;
+	p = fxt_profile(o, fill_timing, NULL);
+	assert_int_equal(invariants_check(p, &r), 0);
+	assert_int_equal(r.rows, 4);
+	assert_int_equal(r.errors, 3);
+	assert_int_equal(r.by_kind[INV_AVG], 1);
+	assert_int_equal(r.by_kind[INV_RECORDING], 1);
+	assert_int_equal(r.by_kind[INV_COUNT], 1);
+	assert_true(has_msg(&r, "table test.timing pid=2: avg 500 ns > max 100 ns"));
+	assert_true(has_msg(&r, "table test.timing pid=3: max_ns 6.00 s > the recording's 5.00 s"));
+	assert_true(has_msg(&r, "table test.timing pid=4: calls 5 with time_ns 0 ns"));
+	inv_report__free(&r);
+	profile__free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -401,6 +456,7 @@ int main(void)
 		cmocka_unit_test(test_callers_outside),
 		cmocka_unit_test(test_callers_impossible),
 		cmocka_unit_test(test_profile),
+		cmocka_unit_test(test_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
