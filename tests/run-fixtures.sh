@@ -495,6 +495,28 @@ replay_gap_ok() {
 	jq -s -e '[.[].time_ns] == [1000000000, 1000000001000000000] and .[-1].totals.cumulative.contended == 5' \
 		"$tmp/far.jsonl" >/dev/null || { head -c 300 "$tmp/far.jsonl" >&2; return 1; }
 }
+# fsck --deep's exit status: 0 clean, 3 for figures that contradict each
+# other (a 2 s wait in a 1 s recording), cut or not, 1 for a file that is
+# only incomplete; a line per finding, nothing with -q.
+deep_exit_ok() {
+	local rc
+	craft "$tmp/good.data" 0:1000000000:3:1000 && craft "$tmp/long.data" 0:1000000000:3:2000000000 &&
+	craft "$tmp/good-cut.data" --no-end 0:1000000000:3:1000 &&
+	craft "$tmp/long-cut.data" --no-end 0:1000000000:3:2000000000 || return 1
+	"$ls" fsck --deep "$tmp/good.data" >"$tmp/deep" && tail -n 1 "$tmp/deep" | grep -q '^fsck: 0 violations, 0 warnings, 4 rows checked' ||
+		{ echo "good: $(tail -n 1 "$tmp/deep")" >&2; return 1; }
+	"$ls" fsck --deep "$tmp/long.data" >"$tmp/deep"
+	rc=$?
+	[ $rc = 3 ] && grep -qx "fsck: lock crafted_lock: max wait 2.00 s > the recording's 1.00 s" "$tmp/deep" &&
+		grep -q '^fsck: 12 violations (hist-ends 8, recording 4), 0 warnings' "$tmp/deep" ||
+		{ echo "long: exit $rc" >&2; cat "$tmp/deep" >&2; return 1; }
+	[ -z "$("$ls" fsck --deep -q "$tmp/long.data")" ] && { "$ls" fsck -q --deep "$tmp/long.data"; [ $? = 3 ]; } &&
+		{ "$ls" fsck -q --deep "$tmp/good-cut.data"; [ $? = 1 ]; } &&
+		{ "$ls" fsck -q --deep "$tmp/long-cut.data"; [ $? = 3 ]; } &&
+		{ "$ls" fsck -q "$tmp/long.data"; [ $? = 0 ]; } || { echo "-q, cut files or without --deep: wrong exit" >&2; return 1; }
+}
+check "fsck --deep: exit 3 for contradicting figures, cut or not; 1 for a cut file that agrees" deep_exit_ok
+
 # Every view in every format: output that parses (JSON one value, CSV a header and constant
 # columns), or a one-line error and exit 1 (JSON: {"error"} on stdout); never nothing with exit 0.
 view_output_ok() {	# profile view format
