@@ -217,7 +217,6 @@ static struct slab_cache *cache_of(struct lockname *ln, uint64_t cache)
 static void slab_lock_name(struct lockname *ln, uint64_t cache, uint64_t addr, char *buf, size_t len)
 {
 	struct slab_cache *c = cache_of(ln, cache);
-
 	enum slab_name_kind kind;
 
 	buf[0] = '\0';
