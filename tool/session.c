@@ -1037,6 +1037,15 @@ static void say_write_error(const struct session *s)
 	       s->out.made_old ? s->out.old : "");
 }
 
+/* The lock names' line again, last: it counts the merged slab caches the recording met. */
+static void write_lock_names(struct session *s)
+{
+	struct kv kv = { "lock_names", (char *)collector__lock_names(s->col) };
+
+	if (*kv.value)
+		note_write_error(s, pwriter__meta(s->w, &kv, 1));
+}
+
 void session__finish(struct session *s)
 {
 	uint64_t t, cpu = cpu_ns(), wall = now_ns();
@@ -1058,6 +1067,8 @@ void session__finish(struct session *s)
 		note_write_error(s, pwriter__usyms(s->w));
 	if (!s->write_err)
 		write_metric(s);
+	if (!s->write_err)
+		write_lock_names(s);
 	flags = s->signals ? END_F_INTERRUPTED : END_F_CLEAN;
 	if (!s->write_err)
 		note_write_error(s, pwriter__end(s->w, t - s->t0, session__exit_code(s), flags));

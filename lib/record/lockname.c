@@ -55,10 +55,13 @@ struct lockname {
 	struct lockname_check checks[LS_SELF__COUNT];
 	size_t nchecks;
 	uint64_t class_agree, class_disagree;
+	/* Merged slab caches met, and their locks named by type or as a set of caches. */
+	uint64_t merged, merged_field, merged_set;
 	char rq_status[128];
 	char zone_status[128];
 	char slab_status[256];
-	char status[600];
+	char merged_status[128];
+	char status[700];
 };
 
 static int run(struct bpf_program *prog)
@@ -194,6 +197,7 @@ static int read_cache(struct lockname *ln, uint64_t cache, struct slab_cache *c)
 	c->refcount = in->refcount;
 	if (c->refcount > 1 && slabname_aliases(SLAB_SYSFS, c->name, &c->aliases, &c->naliases))
 		pr_debug("cannot read the caches merged with %s from %s\n", c->name, SLAB_SYSFS);
+	ln->merged += slabname_merged(c);
 	return 0;
 }
 
@@ -213,10 +217,29 @@ static struct slab_cache *cache_of(struct lockname *ln, uint64_t cache)
 static void slab_lock_name(struct lockname *ln, uint64_t cache, uint64_t addr, char *buf, size_t len)
 {
 	struct slab_cache *c = cache_of(ln, cache);
+	enum slab_name_kind kind;
 
 	buf[0] = '\0';
-	if (c)
-		slabname_lock(ln->btf, c, addr, ln->page_size, buf, len);
+	if (!c)
+		return;
+	kind = slabname_lock(ln->btf, c, addr, ln->page_size, buf, len);
+	if (slabname_merged(c)) {
+		ln->merged_field += kind == SLAB_NAME_FIELD;
+		ln->merged_set += kind == SLAB_NAME_SET;
+	}
+}
+
+/*
+ * The status line, with how the merged slab caches met so far were
+ * named: a lock in one is a field only where one struct can hold it.
+ */
+static void compose_status(struct lockname *ln)
+{
+	snprintf(ln->merged_status, sizeof(ln->merged_status),
+		 "%" PRIu64 " met, %" PRIu64 " lock(s) in them named by type, %" PRIu64 " as a set of caches",
+		 ln->merged, ln->merged_field, ln->merged_set);
+	snprintf(ln->status, sizeof(ln->status), "%s, %s; %s%s%s", ln->rq_status, ln->zone_status,
+		 ln->slab_status, ln->slab ? "; merged slab caches: " : "", ln->slab ? ln->merged_status : "");
 }
 
 /* --- self-check ----------------------------------------------------------- */
@@ -337,8 +360,7 @@ int lockname__open(struct lockname **out, int ncpus)
 	htab_init(&ln->names, sizeof(uint64_t), sizeof(struct name_entry));
 	t0 = now_ns();
 	open_programs(ln);
-	snprintf(ln->status, sizeof(ln->status), "%s, %s; %s", ln->rq_status, ln->zone_status,
-		 ln->slab_status);
+	compose_status(ln);
 	pr_info("lock names: %s\n", ln->status);
 	pr_debug("lock names: programs loaded and checked in %.1f ms\n", (now_ns() - t0) / 1e6);
 	*out = ln;
@@ -378,6 +400,7 @@ size_t lockname__sources(const struct lockname *ln, struct lockname_source *out,
 		{ "rq.__lock", ln->nrq > 0, ln->rq_status },
 		{ "zone.lock", ln->zones, ln->zone_status },
 		{ "slab fields", ln->slab, ln->slab_status },
+		{ "merged slab caches", ln->slab, ln->slab ? ln->merged_status : "no slab fields" },
 	};
 	size_t i;
 
@@ -475,8 +498,10 @@ int lockname__prepare(struct lockname *ln, const struct cont_row *rows, size_t n
 		if (inserted)
 			name_new(ln, &rows[i].key, e);
 	}
-	if (ln)
+	if (ln) {
 		flush_zones(ln);
+		compose_status(ln);
+	}
 	return 0;
 }
 

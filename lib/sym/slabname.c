@@ -10,6 +10,13 @@
  * that arithmetic: hence the field is taken only where a lock type starts
  * at exactly that offset, trying the minimum order when the usual one
  * finds none.
+ *
+ * SLUB merges caches of one size and flags into one kmem_cache, named
+ * after the first of them (/sys/kernel/slab links each name to one
+ * ":0000056" directory): file_lock_ctx's objects live in a cache named
+ * ftrace_event_field. Every merged cache's struct is looked up; a field is
+ * named only where exactly one struct can hold a lock at the offset, and
+ * the merged caches that may, where that cannot be told.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -60,6 +67,44 @@ static const struct cache_type known_caches[] = {
 	{ "UDPv6", "udp6_sock", false },
 	{ "RAW", "raw_sock", false },
 	{ "RAWv6", "raw6_sock", false },
+	/* Small caches that SLUB merges with others of their size. */
+	{ "file_lock_ctx", "file_lock_context", false },
+	{ "Acpi-Namespace", "acpi_namespace_node", false },
+	{ "Acpi-Parse", "acpi_parse_obj_common", false },
+	{ "Acpi-ParseExt", "acpi_parse_obj_named", false },
+	{ "Acpi-State", "acpi_generic_state", false },
+	{ "Acpi-Operand", "acpi_operand_object", false },
+	{ "btrfs_inode_defrag", "inode_defrag", false },
+	{ "xfs_extfree_intent", "xfs_extent_free_item", false },
+	{ "eventpoll_epi", "epitem", false },
+	{ "eventpoll_pwq", "eppoll_entry", false },
+	{ "ep_head", "epitems_head", false },
+	{ "tcp_bind_bucket", "inet_bind_bucket", false },
+	{ "tcp_bind2_bucket", "inet_bind2_bucket", false },
+	{ "posix_timers_cache", "k_itimer", false },
+	{ "fasync_cache", "fasync_struct", false },
+	{ "shared_policy_node", "sp_node", false },
+	{ "numa_policy", "mempolicy", false },
+	{ "uid_cache", "user_struct", false },
+	{ "ip6_dst_cache", "rt6_info", false },
+	{ "UDP-Lite", "udp_sock", false },
+	{ "UDPLITEv6", "udp6_sock", false },
+	{ "ip4-frags", "ipq", false },
+	{ "ip6-frags", "frag_queue", false },
+	{ "fuse_request", "fuse_req", false },
+	{ "jbd2_transaction_s", "transaction_s", false },
+	{ "iommu_iova", "iova", false },
+	{ "btrfs_extent_state", "extent_state", false },
+	{ "btrfs_extent_map", "extent_map", false },
+	{ "btrfs_extent_buffer", "extent_buffer", false },
+	{ "btrfs_prelim_ref", "prelim_ref", false },
+	{ "xfs_ili", "xfs_inode_log_item", false },
+	{ "xfs_refc_intent", "xfs_refcount_intent", false },
+	{ "blkdev_ioc", "io_context", false },
+	{ "ip_fib_alias", "fib_alias", false },
+	{ "AF_VSOCK", "vsock_sock", false },
+	{ "net_namespace", "net", false },
+	{ "kvm_mmu_page_header", "kvm_mmu_page", false },
 };
 
 /* Caches of anything: no struct can be told from them. */
@@ -128,95 +173,179 @@ static int struct_by_spelling(const struct btf *btf, const char *cache, uint32_t
 	return id;
 }
 
-int slabname_struct(const struct btf *btf, const char *cache, uint32_t object_size, uint32_t slack)
+/* Does the struct end in a flexible array (struct pid's numbers[])? */
+static bool flexible_end(const struct btf *btf, int id)
 {
-	size_t i;
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	const struct btf_member *m;
 
-	if (HAS_PREFIX(cache, generic_prefixes))
-		return -ENOENT;
-	for (i = 0; i < sizeof(known_caches) / sizeof(known_caches[0]); i++)
-		if (!strcmp(cache, known_caches[i].cache))
-			return struct_if_fits(btf, known_caches[i].type, object_size, slack,
-					      known_caches[i].tail);
-	return struct_by_spelling(btf, cache, object_size, slack);
+	if (!t || !btf_is_composite(t) || !btf_vlen(t))
+		return false;
+	m = btf_members(t) + btf_vlen(t) - 1;
+	t = btf__type_by_id(btf, m->type);
+	return t && btf_is_array(t) && !btf_array(t)->nelems;
 }
 
-/*
- * The structs whose objects the cache may hold: one for a cache of its
- * own, one per merged cache otherwise. -ENOENT if any of them is unknown,
- * since a lock found in the others could then be a wrong guess.
- */
-static int cache_types(const struct btf *btf, const struct slab_cache *c, int *ids, size_t *n)
+/* slabname_struct(), and whether the cache's objects extend past the struct. */
+static int struct_of(const struct btf *btf, const char *cache, uint32_t object_size, uint32_t slack,
+		     bool *tail)
 {
-	const char *self = c->name;
-	const char *const *names = c->naliases ? (const char *const *)c->aliases : &self;
-	size_t i, j, count = c->naliases ? c->naliases : 1;
-	bool merged = count > 1;
+	size_t i;
 	int id;
+
+	*tail = false;
+	if (HAS_PREFIX(cache, generic_prefixes))
+		return -ENOENT;
+	for (i = 0; i < sizeof(known_caches) / sizeof(known_caches[0]); i++) {
+		if (strcmp(cache, known_caches[i].cache))
+			continue;
+		id = struct_if_fits(btf, known_caches[i].type, object_size, slack, known_caches[i].tail);
+		*tail = id >= 0 && (known_caches[i].tail || flexible_end(btf, id));
+		return id;
+	}
+	id = struct_by_spelling(btf, cache, object_size, slack);
+	*tail = id >= 0 && flexible_end(btf, id);
+	return id;
+}
+
+int slabname_struct(const struct btf *btf, const char *cache, uint32_t object_size, uint32_t slack)
+{
+	bool tail;
+
+	return struct_of(btf, cache, object_size, slack, &tail);
+}
+
+/* The cache's names: each merged cache's, or its own (through *self). */
+static const char *const *cache_names(const struct slab_cache *c, const char **self, size_t *n)
+{
+	*self = c->name;
+	*n = c->naliases ? c->naliases : 1;
+	return c->naliases ? (const char *const *)c->aliases : self;
+}
+
+#define LOCKLESS	0	/* types[i]: a cache of plain arrays */
+
+/*
+ * The struct of each name of the cache, in types[]. -ENOENT where the
+ * cache is merged with caches not known (their sysfs links unread), or
+ * with more than SLAB_MAX_NAMES.
+ */
+static int cache_types(const struct btf *btf, struct slab_cache *c)
+{
+	const char *self;
+	size_t i, count;
+	const char *const *names = cache_names(c, &self, &count);
+	bool merged = count > 1, tail;
 
 	if (c->refcount > 1 && !merged)
 		return -ENOENT;	/* merged, but with what is not known */
-	*n = 0;
+	if (count > SLAB_MAX_NAMES)
+		return -ENOENT;
+	c->tails = 0;
 	for (i = 0; i < count; i++) {
-		if (HAS_PREFIX(names[i], lockless_prefixes))
+		if (HAS_PREFIX(names[i], lockless_prefixes)) {
+			c->types[i] = LOCKLESS;
 			continue;
-		id = slabname_struct(btf, names[i], merged ? c->size : c->object_size,
-				     merged ? MERGE_SLACK : 0);
-		if (id < 0)
-			return -ENOENT;
-		for (j = 0; j < *n && ids[j] != id; j++)
-			;
-		if (j == *n && *n < SLAB_MAX_TYPES)
-			ids[(*n)++] = id;
+		}
+		c->types[i] = struct_of(btf, names[i], merged ? c->size : c->object_size,
+					merged ? MERGE_SLACK : 0, &tail);
+		if (tail)
+			c->tails |= 1u << i;
 	}
-	return *n ? 0 : -ENOENT;
+	c->ntypes = count;
+	return 0;
 }
 
-/* The one struct of ids with a lock starting at off, as "type.field". */
-static int unique_field(const struct btf *btf, const int *ids, size_t n, uint64_t off,
-			char *buf, size_t len)
+/*
+ * May name i's objects hold a lock at off? 1 with its "type.field" in
+ * field where BTF says one starts there, 0 where BTF says none does, -1
+ * where it cannot say: the struct is not known, the offset is in the tail
+ * allocated past it, or the member path is too long to write.
+ */
+static int lock_at(const struct btf *btf, const struct slab_cache *c, size_t i, uint64_t off,
+		   char *field, size_t len)
 {
-	char field[256];
-	size_t i;
-	int found = 0;
+	const struct btf_type *t;
+	char member[200];
+	int id = c->types[i], err;
 
-	for (i = 0; i < n; i++) {
-		if (btfname_member(btf, ids[i], off, field, sizeof(field)))
-			continue;
-		if (found++)
-			return -ENOENT;	/* two structs of a merged cache: cannot tell */
-		snprintf(buf, len, "%s.%s", btf__name_by_offset(btf, btf__type_by_id(btf, ids[i])->name_off),
-			 field);
+	if (id == LOCKLESS)
+		return 0;
+	if (id < 0)
+		return -1;
+	t = btf__type_by_id(btf, id);
+	err = btfname_member(btf, id, off, member, sizeof(member));
+	if (!err) {
+		snprintf(field, len, "%s.%s", btf__name_by_offset(btf, t->name_off), member);
+		return 1;
 	}
-	return found ? 0 : -ENOENT;
+	if (err != -ENOENT || (off >= t->size && (c->tails & (1u << i))))
+		return -1;
+	return 0;
+}
+
+/*
+ * The names that may hold a lock at off, as a bit mask; 0 into buf its
+ * "type.field" where they all have a known struct and name the same one.
+ */
+static uint32_t lock_holders(const struct btf *btf, const struct slab_cache *c, uint64_t off,
+			     char *buf, size_t len, int *named)
+{
+	char first[256] = "", field[256];
+	bool undecided = false;
+	uint32_t maybe = 0;
+	size_t i;
+	int at;
+
+	for (i = 0; i < c->ntypes; i++) {
+		at = lock_at(btf, c, i, off, field, sizeof(field));
+		if (!at)
+			continue;
+		maybe |= 1u << i;
+		if (at < 0 || (first[0] && strcmp(first, field)))
+			undecided = true;	/* two structs, or one not known: cannot tell */
+		else
+			snprintf(first, sizeof(first), "%s", field);
+	}
+	*named = first[0] && !undecided ? 0 : -ENOENT;
+	if (!*named)
+		snprintf(buf, len, "%s", first);
+	return maybe;
 }
 
 /* cache_types(), once a cache. */
 static int known_types(const struct btf *btf, struct slab_cache *c)
 {
-	size_t n;
-
-	if (!c->types_known) {
-		c->types_known = cache_types(btf, c, c->types, &n) ? -1 : 1;
-		c->ntypes = c->types_known > 0 ? n : 0;
-	}
+	if (!c->types_known)
+		c->types_known = cache_types(btf, c) ? -1 : 1;
+	if (c->types_known < 0)
+		c->ntypes = 0;
 	return c->types_known > 0 ? 0 : -ENOENT;
 }
 
+/*
+ * "type.field" into buf, or -ENOENT and in *maybe the names that may hold
+ * a lock at the offset of either order (0: not known).
+ */
 static int typed_name(const struct btf *btf, struct slab_cache *c, uint64_t addr,
-		      uint64_t page_size, char *buf, size_t len)
+		      uint64_t page_size, char *buf, size_t len, uint32_t *maybe)
 {
 	uint32_t orders[2] = { c->order, c->min_order };
 	uint64_t off;
 	size_t i;
+	int named;
 
+	*maybe = 0;
 	if (known_types(btf, c))
 		return -ENOENT;
 	for (i = 0; i < 2; i++) {
 		if (i && orders[1] == orders[0])
 			break;
 		off = slab_offset(addr, page_size, orders[i], c->size, c->red_left_pad);
-		if (off < c->object_size && !unique_field(btf, c->types, c->ntypes, off, buf, len))
+		if (off >= c->object_size)
+			continue;
+		*maybe |= lock_holders(btf, c, off, buf, len, &named);
+		if (!named)
 			return 0;
 	}
 	return -ENOENT;
@@ -234,19 +363,72 @@ static void display_name(const char *cache, char *out, size_t len)
 		snprintf(out, len, "%s", cache);
 }
 
-void slabname_lock(const struct btf *btf, struct slab_cache *c, uint64_t addr,
-		   uint64_t page_size, char *buf, size_t len)
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The names picked, sorted and comma-separated, ",…" for those that do not fit or are not known. */
+static void put_set(char *out, size_t len, const char **picked, size_t n, bool more)
+{
+	static const char ellipsis[] = ",…";
+	size_t i, used = 0, need, budget = len < SLAB_SET_LEN + 1 ? len - 1 : SLAB_SET_LEN;
+
+	out[0] = '\0';
+	qsort(picked, n, sizeof(*picked), by_name);
+	for (i = 0; i < n; i++) {
+		need = (used ? 1 : 0) + strlen(picked[i]);
+		if (used + need + (i + 1 < n || more ? strlen(ellipsis) : 0) > budget)
+			break;
+		used += snprintf(out + used, len - used, "%s%s", used ? "," : "", picked[i]);
+	}
+	if ((i < n || more) && used + strlen(ellipsis) <= budget)
+		snprintf(out + used, len - used, "%s", used ? ellipsis : ellipsis + 1);
+}
+
+/*
+ * "{a,b}": the merged caches that may hold a lock at the offset (maybe),
+ * else every one not of plain arrays, else all.
+ */
+static void cache_set(const struct slab_cache *c, uint32_t maybe, char *out, size_t len)
+{
+	const char *picked[SLAB_MAX_NAMES], *self;
+	char set[SLAB_SET_LEN + 1];
+	size_t i, n = 0, count;
+	const char *const *names = cache_names(c, &self, &count);
+	uint32_t not_arrays = 0;
+
+	for (i = 0; !maybe && i < count && i < SLAB_MAX_NAMES; i++)
+		if (!HAS_PREFIX(names[i], lockless_prefixes))
+			not_arrays |= 1u << i;
+	if (!maybe)
+		maybe = not_arrays;
+	for (i = 0; i < count && i < SLAB_MAX_NAMES; i++)
+		if (maybe & (1u << i) || !maybe)
+			picked[n++] = names[i];
+	put_set(set, sizeof(set), picked, n, !c->naliases || count > SLAB_MAX_NAMES);
+	snprintf(out, len, "{%s}", set);
+}
+
+enum slab_name_kind slabname_lock(const struct btf *btf, struct slab_cache *c, uint64_t addr,
+				  uint64_t page_size, char *buf, size_t len)
 {
 	uint64_t off = slab_offset(addr, page_size, c->order, c->size, c->red_left_pad);
-	char cache[64];
+	char cache[SLAB_SET_LEN + 8];
+	uint32_t maybe = 0;
+	bool merged = slabname_merged(c);
 
-	if (btf && !typed_name(btf, c, addr, page_size, buf, len))
-		return;
-	display_name(c->name, cache, sizeof(cache));
+	if (btf && !typed_name(btf, c, addr, page_size, buf, len, &maybe))
+		return SLAB_NAME_FIELD;
+	if (merged)
+		cache_set(c, maybe, cache, sizeof(cache));
+	else
+		display_name(c->name, cache, sizeof(cache));
 	if (off == UINT64_MAX)
 		snprintf(buf, len, "&%s", cache);
 	else
 		snprintf(buf, len, "&%s+0x%" PRIx64, cache, off);
+	return merged ? SLAB_NAME_SET : SLAB_NAME_CACHE;
 }
 
 static int link_target(const char *dir, const char *name, char *out, size_t len)

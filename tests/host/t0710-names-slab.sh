@@ -8,7 +8,10 @@
 # one file, and dbench's hot lock (the block device inode's buffer list
 # lock, which stress-ng's dentry stressor hits from the same caller).
 # The same names in three runs of each workload, and diff matches every
-# row of two of them by name.
+# row of two of them by name. A lock in a cache SLUB merged with others
+# (stress-ng --flock's file_lock_ctx, merged with ftrace_event_field and
+# more) is named by its struct or by the set of the merged caches, never
+# by the one cache the merged one is named after.
 . "$(dirname "$0")/lib.sh"
 require_root; require_btf; require_tracepoint; require_cmd jq; require_cmd stress-ng
 bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null | grep -q "FUNC 'bpf_get_kmem_cache'" ||
@@ -25,6 +28,8 @@ for want in 'current->files->file_lock: files_struct.file_lock' 'current->mm->mm
 done
 check "probe: its binary's inode i_lock is the filesystem's inode struct's" \
 	grep -Eq '^slab self-check +yes +file->f_inode->i_lock: ([a-z0-9_]+\.vfs_inode|[a-z0-9_]+\.i_vnode|inode)\.i_lock$' probe.txt
+check "probe: the merged slab caches the self-check met, and how their locks were named" \
+	grep -Eq '^merged slab caches +yes +[0-9]+ met, [0-9]+ lock\(s\) in them named by type, [0-9]+ as a set of caches$' probe.txt
 
 # fdstorm's files_struct.file_lock, named by its per-task class, is named
 # the same through its slab cache: at least one lock checked, none named
@@ -122,4 +127,29 @@ for w in 'pos|file.f_pos_lock|^mutex' 'dentry|bdev_inode.vfs_inode.i_data.i_priv
 	check "diff of two $f runs: no anonymous lock is gone under one name and new under another" \
 		jqe "$split_anon" $f.diff.json
 done
+# stress-ng --flock: every flock takes its inode's file_lock_context.flc_lock,
+# in the 56-byte cache file_lock_ctx that Linux 6.18 merges into one named
+# ftrace_event_field. The lock is its struct's field, or a set of merged
+# caches that has file_lock_ctx in it.
+"$LOCKSTAT" record -q -e locks -o flock.data -- stress-ng --flock 2 --timeout 3 -q >/dev/null 2>>rec.err
+name=$(lock_of flock.data flock_lock_inode)
+what="stress-ng --flock: the lock waited on from flock_lock_inode is file_lock_context.flc_lock or a set of caches with file_lock_ctx ($name)"
+if [ "$name" = none ]; then
+	skip_check CONCURRENCY "$what" "no wait from flock_lock_inode (machine busy)"
+else
+	check "$what" grep -Eqx 'file_lock_context\.flc_lock|&\{([^}]*,)?file_lock_ctx(,[^}]*)?\}\+0x0' <<<"$name"
+fi
+"$LOCKSTAT" report -i flock.data >flock.txt
+check "stress-ng --flock: the report's header counts the merged slab caches met and their locks named" \
+	grep -Eq '^# lock names: .*; merged slab caches: [1-9][0-9]* met, [0-9]+ lock\(s\) in them named by type, [0-9]+ as a set of caches$' flock.txt
+
+# No lock of any of these recordings is named after one cache of a merged
+# one ("&ftrace_event_field+0x0"): /sys/kernel/slab links each merged
+# cache's names to one directory.
+for f in *.data; do
+	"$LOCKSTAT" report -i "$f" -f json | jq -r '.locks[].name | select(startswith("&") and (startswith("&{") | not))'
+done | sed 's/^&\([^+]*\).*/\1/' | sort -u >single.txt
+merged=$(while read -r c; do [ -L "/sys/kernel/slab/$c" ] && echo "$c"; done <single.txt | tr '\n' ' ')
+check "no lock in $(ls *.data | wc -l) recordings is named after one of the caches of a merged cache (${merged:-none})" \
+	test -z "$merged"
 done_testing

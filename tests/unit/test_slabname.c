@@ -26,7 +26,7 @@
 
 struct ids {
 	int i32, u64, spinlock_t, rwlock_t, lockref, mutex, rwsem, inode, fs_inode, dentry;
-	int files, other_files, sock, lockless;
+	int files, other_files, sock, lockless, flc, ftrace_field, flex;
 };
 
 static struct ids ids;
@@ -104,6 +104,29 @@ static void add_objects(struct btf *b)
 	btf__add_field(b, "sk_lock", ids.spinlock_t, 256, 0);
 }
 
+/*
+ * Linux 6.18's 56-byte caches, which SLUB merges into one named
+ * ftrace_event_field: file_lock_ctx's struct file_lock_context starts with
+ * its lock, ftrace_event_field's struct has none.
+ */
+static void add_merged(struct btf *b)
+{
+	int flex = btf__add_array(b, ids.i32, ids.u64, 0);
+
+	ids.flc = btf__add_struct(b, "file_lock_context", 56);
+	btf__add_field(b, "flc_lock", ids.spinlock_t, 0, 0);
+	btf__add_field(b, "flc_flock", ids.u64, 64, 0);
+	btf__add_field(b, "flc_posix", ids.u64, 192, 0);
+	btf__add_field(b, "flc_lease", ids.u64, 320, 0);
+	ids.ftrace_field = btf__add_struct(b, "ftrace_event_field", 56);
+	btf__add_field(b, "link", ids.u64, 0, 0);
+	btf__add_field(b, "name", ids.u64, 128, 0);
+	/* struct flex_thing { u64 n; u64 items[]; }: its objects are longer than it. */
+	ids.flex = btf__add_struct(b, "flex_thing", 8);
+	btf__add_field(b, "n", ids.u64, 0, 0);
+	btf__add_field(b, "items", flex, 64, 0);
+}
+
 static int setup_btf(void **state)
 {
 	struct btf *b = btf__new_empty();
@@ -115,6 +138,7 @@ static int setup_btf(void **state)
 	add_locks(b);
 	add_lockref(b);
 	add_objects(b);
+	add_merged(b);
 	*state = b;
 	return 0;
 }
@@ -263,7 +287,7 @@ static void test_slab_merged(void **state)
 	const uint64_t obj = 0xffff888100004000ULL + 64;
 
 	c.refcount = 2;
-	expect_name(b, &c, obj + 16, "&files_cache+0x10");	/* merged, with what not known */
+	expect_name(b, &c, obj + 16, "&{files_cache,…}+0x10");	/* merged, with what not known */
 	assert_int_equal(c.types_known, -1);
 	/* Each alias list below is another cache: its structs looked up anew. */
 	c.aliases = both;
@@ -278,10 +302,136 @@ static void test_slab_merged(void **state)
 	expect_name(b, &c, obj + 32, "my_sock.sk_lock");
 	c.aliases = unknown;
 	c.types_known = 0;
-	expect_name(b, &c, obj + 16, "&files_cache+0x10");
+	expect_name(b, &c, obj + 16, "&{Acpi-Whatever,files_cache}+0x10");
 	c.aliases = lockless;
 	c.types_known = 0;
 	expect_name(b, &c, obj + 16, "files_struct.file_lock");
+}
+
+static struct slab_cache merged(const char *name, uint32_t size, char **aliases, size_t n)
+{
+	struct slab_cache c = cache(name, size, size, 0);
+
+	c.refcount = n;
+	c.aliases = aliases;
+	c.naliases = n;
+	return c;
+}
+
+static void expect_kind(const struct btf *b, struct slab_cache *c, uint64_t addr, const char *want,
+			enum slab_name_kind kind)
+{
+	char buf[128];
+
+	assert_int_equal(slabname_lock(b, c, addr, PAGE, buf, sizeof(buf)), kind);
+	assert_string_equal(buf, want);
+}
+
+/*
+ * A merged cache named after another of its caches: the lock is the one
+ * struct's that can hold it, or the caches that may, never the cache's
+ * own name as if it were the type.
+ */
+static void test_slab_merged_sets(void **state)
+{
+	const struct btf *b = *state;
+	char *flock[] = { (char *)"ftrace_event_field", (char *)"file_lock_ctx" };
+	char *flock_unknown[] = { (char *)"ftrace_event_field", (char *)"file_lock_ctx", (char *)"Unknown-Thing" };
+	char *two_locks[] = { (char *)"inode_cache", (char *)"dentry" };
+	char *flexible[] = { (char *)"files_cache", (char *)"flex_thing" };
+	char *arrays[] = { (char *)"sgpool-8", (char *)"ftrace_event_field" };
+	const uint64_t obj = 0xffff888100004000ULL + 3 * 56;
+	struct slab_cache c = merged("ftrace_event_field", 56, flock, 2);
+
+	expect_kind(b, &c, obj, "file_lock_context.flc_lock", SLAB_NAME_FIELD);
+	/* No struct has a lock at 0x8: every cache that is not of plain arrays. */
+	expect_kind(b, &c, obj + 8, "&{file_lock_ctx,ftrace_event_field}+0x8", SLAB_NAME_SET);
+	/* A cache whose struct is not known may hold a lock anywhere: no type, sorted. */
+	c = merged("ftrace_event_field", 56, flock_unknown, 3);
+	expect_kind(b, &c, obj, "&{Unknown-Thing,file_lock_ctx}+0x0", SLAB_NAME_SET);
+	expect_kind(b, &c, obj + 8, "&{Unknown-Thing}+0x8", SLAB_NAME_SET);
+	/* Two structs with a lock at 0x8: either. */
+	c = merged("inode_cache", 72, two_locks, 2);
+	expect_kind(b, &c, 0xffff888100004000ULL + 72 + 8, "&{dentry,inode_cache}+0x8", SLAB_NAME_SET);
+	/* Past a struct that ends in a flexible array: its items may be anything. */
+	c = merged("files_cache", 64, flexible, 2);
+	expect_kind(b, &c, 0xffff888100004000ULL + 64 + 16, "&{files_cache,flex_thing}+0x10", SLAB_NAME_SET);
+	/* Plain arrays hold no lock: not in the set. */
+	c = merged("ftrace_event_field", 56, arrays, 2);
+	expect_kind(b, &c, obj + 8, "&{ftrace_event_field}+0x8", SLAB_NAME_SET);
+	/* A cache of its own keeps its plain name. */
+	c = cache("ftrace_event_field", 56, 56, 0);
+	expect_kind(b, &c, obj + 8, "&ftrace_event_field+0x8", SLAB_NAME_CACHE);
+	/* No BTF: the set of them all. */
+	c = merged("ftrace_event_field", 56, flock_unknown, 3);
+	expect_kind(NULL, &c, obj, "&{Unknown-Thing,file_lock_ctx,ftrace_event_field}+0x0", SLAB_NAME_SET);
+}
+
+/* A set longer than SLAB_SET_LEN: sorted names while they fit, then ",…". */
+static void test_slab_set_length(void **state)
+{
+	const struct btf *b = *state;
+	char names[12][24], *aliases[12], buf[128];
+	struct slab_cache c;
+	size_t i;
+
+	for (i = 0; i < 12; i++) {
+		snprintf(names[i], sizeof(names[i]), "unknown_cache_%02zu", 11 - i);
+		aliases[i] = names[i];
+	}
+	c = merged("unknown_cache_11", 64, aliases, 12);
+	/* 4 names of 16 bytes and 3 commas are 67 bytes; a fifth and ",…" are 88. */
+	expect_kind(b, &c, 0xffff888100004000ULL + 8,
+		    "&{unknown_cache_00,unknown_cache_01,unknown_cache_02,unknown_cache_03,…}+0x8",
+		    SLAB_NAME_SET);
+	/* Never more than SLAB_SET_LEN bytes of names, whatever their lengths. */
+	for (i = 0; i < 12; i++)
+		snprintf(names[i], sizeof(names[i]), "%.*s", (int)(1 + i * 2), "abcdefghijklmnopqrstuvw");
+	c = merged("a", 64, aliases, 12);
+	slabname_lock(b, &c, 0xffff888100004000ULL + 8, PAGE, buf, sizeof(buf));
+	assert_true(strlen(buf) - strlen("&{}+0x8") <= SLAB_SET_LEN);
+	assert_string_equal(buf + strlen(buf) - strlen(",…}+0x8"), ",…}+0x8");
+	/* The first name alone too long: the set is "…". */
+	aliases[0] = (char *)"a_cache_name_of_ninety_bytes_which_is_longer_than_any_kernel_would_give_to_a_cache_xxxx";
+	c = merged("a", 64, aliases, 1);
+	c.refcount = 2;
+	expect_kind(b, &c, 0xffff888100004000ULL + 8, "&{…}+0x8", SLAB_NAME_SET);
+}
+
+static void make_link(const char *dir, const char *name, const char *target);
+
+/* The aliases as lockname.c reads them, from a directory of SLUB's links. */
+static void test_slab_merged_sysfs(void **state)
+{
+	const struct btf *b = *state;
+	static const char *const links[] = { "ftrace_event_field", "file_lock_ctx", "Acpi-Mystery" };
+	char dir[] = "/tmp/lockstat-slab-XXXXXX", path[PATH_MAX];
+	struct slab_cache c = cache("ftrace_event_field", 56, 56, 0);
+	size_t i;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/:0000056", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	for (i = 0; i < 2; i++)
+		make_link(dir, links[i], ":0000056");
+	c.refcount = 2;
+	assert_int_equal(slabname_aliases(dir, c.name, &c.aliases, &c.naliases), 0);
+	expect_kind(b, &c, 0xffff888100004000ULL + 56, "file_lock_context.flc_lock", SLAB_NAME_FIELD);
+	slabname_free_aliases(c.aliases, c.naliases);
+	/* A third cache, its struct not known: the set. */
+	make_link(dir, links[2], ":0000056");
+	c = cache("ftrace_event_field", 56, 56, 0);
+	c.refcount = 3;
+	assert_int_equal(slabname_aliases(dir, c.name, &c.aliases, &c.naliases), 0);
+	expect_kind(b, &c, 0xffff888100004000ULL + 56, "&{Acpi-Mystery,file_lock_ctx}+0x0", SLAB_NAME_SET);
+	slabname_free_aliases(c.aliases, c.naliases);
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, links[i]);
+		unlink(path);
+	}
+	snprintf(path, sizeof(path), "%s/:0000056", dir);
+	rmdir(path);
+	rmdir(dir);
 }
 
 /* A slab allocated at the minimum order under memory pressure. */
@@ -352,6 +502,9 @@ int main(void)
 		cmocka_unit_test(test_slab_offset),
 		cmocka_unit_test_setup_teardown(test_slab_names, setup_btf, teardown_btf),
 		cmocka_unit_test_setup_teardown(test_slab_merged, setup_btf, teardown_btf),
+		cmocka_unit_test_setup_teardown(test_slab_merged_sets, setup_btf, teardown_btf),
+		cmocka_unit_test_setup_teardown(test_slab_set_length, setup_btf, teardown_btf),
+		cmocka_unit_test_setup_teardown(test_slab_merged_sysfs, setup_btf, teardown_btf),
 		cmocka_unit_test_setup_teardown(test_slab_min_order, setup_btf, teardown_btf),
 		cmocka_unit_test(test_aliases),
 	};
