@@ -1071,6 +1071,17 @@ void session__say_steal(struct session *s)
 		  s->steal_on ? "" : ": ", s->steal_on ? "" : strerror(-s->steal_err));
 }
 
+int session__steal_ns(struct session *s, uint64_t *ns)
+{
+	struct steal_summary sum;
+
+	if (!s->steal_on)
+		return -ENODATA;
+	steal_tracker__summary(&s->steal, &sum);
+	*ns = sum.total_ns;
+	return 0;
+}
+
 /* After a write error: what the file holds now, and where the previous one is. */
 static void say_write_error(const struct session *s)
 {

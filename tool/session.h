@@ -202,6 +202,8 @@ void session__say_costs(const struct session *s);
 void session__say_lost(const struct session *s);
 /* A line with the recording's steal time, as the report's header says it. */
 void session__say_steal(struct session *s);
+/* The steal of every CPU from the start to the last drain: 0, or -ENODATA when not read. */
+int session__steal_ns(struct session *s, uint64_t *ns);
 void session__free(struct session *s);
 
 #endif

@@ -50,5 +50,15 @@ check "max_wait_check: set exactly where a spinlock's or rwlock's max is over 10
 marked=$(grep -c '^ .* !' f.txt)
 check "text marks as many rows as JSON has checks ($marked)" \
 	test "$marked" = "$(jq '[.locks[] | ., .callers[] | select(.max_wait_check != null)] | length' f.json)"
+# top: each live interval's steal, which add up to no more than /proc/stat showed around it.
+before=$(steal_ticks)
+timeout 60 "$LOCKSTAT" top -b -f json -- "$WL/fdstorm" -t 2 -d 2 >top.jsonl 2>top.err
+rc=$?
+after=$(steal_ticks)
+check "top --batch: every interval has its steal, together within /proc/stat's ($rc; $(jq -s -c '[.[].steal_ns]' top.jsonl))" \
+	jqe -s --argjson most "$(((after - before) * tick))" 'length >= 2 and all(.steal_ns | type == "number") and
+		([.[].steal_ns] | add) <= $most' top.jsonl
+timeout 60 "$LOCKSTAT" top --replay f.data --speed 0 -b -f json >replay.jsonl 2>/dev/null
+check "top --replay: the steal of an interval is not known (null)" jqe -s 'length >= 1 and all(.steal_ns == null)' replay.jsonl
 echo "# steal over the recording: $(sed -n 's/^# steal: //p' f.txt)"
 done_testing
