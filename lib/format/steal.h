@@ -42,8 +42,11 @@ struct steal_summary {
  * holds, a whole tick at HZ=100 with the CPU not scheduling: the
  * kernel's own bound on this, the soft and hard lockup detectors
  * (watchdog_thresh, 10 s), is only a last resort against a CPU stuck
- * for good. rqspinlock (BPF's, 6.15+) gives up after 250 ms and says so
- * through the wait's end, which makes it a failed wait, not a long one.
+ * for good. What else takes a CPU away unseen by the guest's steal (an
+ * SMI, a storm of NMIs) is rare enough to name only in the man page.
+ * rqspinlock (BPF's, 6.15+) gives up after 250 ms and reports
+ * -ETIMEDOUT through contention_end: a failure, where the end's result
+ * is read, not a long wait.
  */
 #define STEAL_SPIN_LIMIT_NS	(10 * 1000 * 1000ULL)
 
