@@ -580,7 +580,45 @@ title_escaped_ok() {
 	tmux -S "$sock" kill-server 2>/dev/null
 	head -n 1 "$tmp/title.txt" | grep -q 'REPLAY.*command: evil\\x1b\[2J\\x0aname' || { head -n 3 "$tmp/title.txt" >&2; return 1; }
 }
+# A spinning wait of 620 ms: "!" on its max, and a footnote with what the recording's steal says
+# of it (none: an accounting error; 700 ms: could explain it; not recorded: cannot tell).
+steal_profile() {	# out total_ns|none wait_ns
+	local keys=()
+	[ "$2" = none ] || keys=(--meta steal.tick_ns=10000000 --meta steal.total_ns="$2" --meta steal.cpus=2
+		--meta steal.cpu_time_ns=2000000000 --meta steal.max_interval_ns=0 --meta steal.interval_ns=1000000000
+		--meta steal.boot_ns=190000000)
+	craft "$1" "${keys[@]}" --lock rq.__lock 0:1000000000:1:"$3"
+}
+steal_case_ok() {	# total_ns|none wait_ns marker-or-empty check-key footnote-text header-text
+	local f=$tmp/steal.data
+	steal_profile "$f" "$1" "$2" && "$ls" report -i "$f" >"$tmp/steal.txt" || return 1
+	grep -q "^# steal: $6" "$tmp/steal.txt" || { echo "header: $(grep '^# steal' "$tmp/steal.txt")" >&2; return 1; }
+	if [ -n "$3" ]; then
+		# Every figure of the row as measured: only the max's text is marked.
+		grep -Eq '^ +1 +620\.00 ms +620\.00 ms +!620\.00 ms +620\.00 ms +620\.00 ms .* rq\.__lock$' "$tmp/steal.txt" &&
+			grep -qF "#   rq.__lock: max 620.00 ms above 10 ms on a spinning lock: $5" "$tmp/steal.txt" ||
+			{ cat "$tmp/steal.txt" >&2; return 1; }
+	else
+		! grep -q '!' "$tmp/steal.txt" || { cat "$tmp/steal.txt" >&2; return 1; }
+	fi
+	"$ls" report -i "$f" -f json | jq -e --arg k "$4" '($k | if . == "" then null else . end) as $want |
+		.locks[0].max_wait_check == $want and .locks[0].callers[0].max_wait_check == $want and
+		.locks[0].wait_max_ns == '"$2" >/dev/null || { echo "JSON: check is not '$4'" >&2; return 1; }
+	"$ls" report -i "$f" -f csv | awk -F, -v k="$4" 'NR == 1 { ok = $NF == "max_wait_check"; next }
+		$1 != "total" && $NF != k { ok = 0 } END { exit !ok }' || { echo "CSV: check is not '$4'" >&2; return 1; }
+}
+steal_marker_ok() {
+	steal_case_ok 0 620000000 '!' accounting_error 'no steal was recorded: an accounting error, please report it' \
+		'0 ns (0.00 % of CPU time); counted in 10.00 ms ticks$' &&
+	steal_case_ok 700000000 620000000 '!' steal_could_explain '700.00 ms of steal in the recording could explain it' \
+		'700.00 ms (35.00 % of CPU time)' &&
+	steal_case_ok none 620000000 '!' steal_not_recorded 'steal was not recorded' 'not recorded$' &&
+	steal_case_ok 0 9000000 '' '' '' '0 ns' &&
+	"$ls" report -i "$tmp/steal.data" -f json | jq -e '.meta.steal.total_ns == 0 and .meta.steal.bound_ns == 40000000' >/dev/null &&
+	steal_profile "$tmp/steal.data" none 1000 && "$ls" report -i "$tmp/steal.data" -f json | jq -e '.meta.steal == null' >/dev/null
+}
 if command -v python3 >/dev/null 2>&1; then
+	check "report: a spinning wait over 10 ms is marked and explained by the recording's steal, or said to be an accounting error" steal_marker_ok
 	check "top --replay skips a gap between buckets (0-1 s, 5-6 s; and one at 10^18 ns) in one step" replay_gap_ok
 	check "control characters in a workload's argv and a lock's name are escaped in report, top and diff text" controls_escaped_ok
 	if command -v tmux >/dev/null 2>&1; then

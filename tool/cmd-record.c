@@ -172,6 +172,7 @@ static int record(struct session *s, bool *failed)
 	}
 	say_summary(s);
 	session__say_lost(s);
+	session__say_steal(s);
 	session__say_costs(s);
 	return s->wl.pid ? session__exit_code(s) : EXIT_OK;
 }

@@ -275,6 +275,7 @@ static int load(struct report *r)
 	per_task = profile__meta(r->p, "per_task");
 	cpus = profile__meta(r->p, "cpus");
 	r->cpu_ns = (double)profile__duration_ns(r->p) * (cpus ? atoi(cpus) : 1);
+	steal_meta_read(r->p, &r->steal);
 	if (r->o.view != VIEW_LOCKS)
 		return 0;
 	/* User locks always carry their process. */

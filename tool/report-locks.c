@@ -11,6 +11,7 @@
 #include <string.h>
 #include "format/family_meta.h"
 #include "format/locktype.h"
+#include "format/steal.h"
 #include "out/head.h"
 #include "report.h"
 
@@ -21,6 +22,7 @@ enum {
 	L_USER, L_ESTIMATED, L_SAMPLED, L_CONT_CI, L_WAIT_CI,
 	L_CONT_CI_LO, L_CONT_CI_HI, L_WAIT_CI_LO, L_WAIT_CI_HI,
 	L_ACQ_SAMPLED, L_ACQ_CI, L_HOLD_CI, L_ACQ_CI_LO, L_ACQ_CI_HI, L_HOLD_CI_LO, L_HOLD_CI_HI,
+	L_MAX_CHECK,
 	L__COUNT,
 };
 
@@ -76,6 +78,12 @@ static const struct out_col lock_cols[L__COUNT] = {
 	[L_ACQ_CI_HI] = { "acquired_ci95_hi", NULL, COL_U64, 0, false, OUT_NO_JSON },
 	[L_HOLD_CI_LO] = { "hold_total_ci95_lo_ns", NULL, COL_NS, 0, false, OUT_NO_JSON },
 	[L_HOLD_CI_HI] = { "hold_total_ci95_hi_ns", NULL, COL_NS, 0, false, OUT_NO_JSON },
+	/*
+	 * A spinning lock's max wait over STEAL_SPIN_LIMIT_NS: what the
+	 * recording's steal says of it ("!" before the max in text, and a
+	 * footnote); none for every other row.
+	 */
+	[L_MAX_CHECK] = { "max_wait_check", NULL, COL_STR, 0, false },
 };
 
 /* Text: the figures, the hold ones before the type, the name last (it has no width). */
@@ -86,7 +94,7 @@ static const int text_order[] = {
 
 static bool is_hold_col(int c)
 {
-	return (c >= L_ACQUIRED && c <= L_HOLD_TOTAL) || c >= L_ACQ_SAMPLED;
+	return (c >= L_ACQUIRED && c <= L_HOLD_TOTAL) || (c >= L_ACQ_SAMPLED && c <= L_HOLD_CI_HI);
 }
 
 /* The columns of this profile (map[]: their index in cols), and the text's, in its order. */
@@ -170,11 +178,25 @@ static void put_hold(struct out_table *t, const struct report *r, const struct l
 	out_table__ns(t, h->hold_ns);
 }
 
+/* The max wait; "!" before it in text where it needs explaining (print_steal_note()). */
+static void put_max(struct out_table *t, const struct report *r, uint32_t flags, uint64_t max_ns)
+{
+	char text[40];
+
+	if (steal_verdict_of(&r->steal, flags, max_ns) != STEAL_NOT_APPLICABLE) {
+		text[0] = '!';
+		fmt_ns(text + 1, sizeof(text) - 1, max_ns);
+		out_table__text(t, text);
+	}
+	out_table__ns(t, max_ns);
+}
+
 /*
- * From contended to the hold columns; approx: count and total are
- * estimates; hold_approx: so are the hold sums.
+ * From contended to the hold columns, of a lock of these flags (0: a
+ * total); approx: count and total are estimates; hold_approx: so are
+ * the hold sums.
  */
-static void put_values(struct out_table *t, const struct report *r, const struct lock_row_val *v,
+static void put_values(struct out_table *t, const struct report *r, uint32_t flags, const struct lock_row_val *v,
 		       const struct hold_val *h, bool approx, bool hold_approx)
 {
 	if (approx)
@@ -184,7 +206,7 @@ static void put_values(struct out_table *t, const struct report *r, const struct
 		out_table__approx(t);
 	out_table__ns(t, v->total_ns);
 	out_table__ns(t, row_avg(v));
-	out_table__ns(t, v->max_ns);
+	put_max(t, r, flags, v->max_ns);
 	out_table__ns(t, v->count ? v->min_ns : 0);
 	out_table__ns(t, hist_quantile(v, 0.50));
 	out_table__ns(t, hist_quantile(v, 0.99));
@@ -265,10 +287,11 @@ static void put_row(struct out_table *t, const struct report *r, const struct lo
 	out_table__str(t, lock_view__str(&r->view, e->name));
 	out_table__str(t, lock_type_name(e->flags));
 	out_table__str(t, c ? lock_view__str(&r->view, c->caller) : NULL);
-	put_values(t, r, c ? &c->v : &e->v, c ? &c->h : &e->h, estimated, hold_estimated);
+	put_values(t, r, e->flags, c ? &c->v : &e->v, c ? &c->h : &e->h, estimated, hold_estimated);
 	out_table__bool(t, lock_type_is_user(e->flags));
 	put_estimate(t, e, c, estimated || hold_estimated);
 	put_hold_estimate(t, r, e, c);
+	out_table__str(t, steal_verdict_key(steal_verdict_of(&r->steal, e->flags, c ? c->v.max_ns : e->v.max_ns)));
 	out_table__row_end(t);
 }
 
@@ -289,7 +312,7 @@ static void put_gave_up(struct out_table *t, const struct report *r, const struc
 		out_table__str(t, lock_type_name(e->flags));
 		out_table__text(t, name);
 		out_table__str(t, err);
-		put_values(t, r, &e->gave_up[g].v, &none, false, false);
+		put_values(t, r, 0, &e->gave_up[g].v, &none, false, false);
 		out_table__bool(t, lock_type_is_user(e->flags));
 		out_table__bool(t, false);
 		out_table__row_end(t);
@@ -305,7 +328,7 @@ static void put_total_row(struct out_table *t, const struct report *r, const cha
 	out_table__none(t);
 	out_table__none(t);
 	out_table__none(t);
-	put_values(t, r, v, h, r->view.total_estimated, r->view.hold_total_estimated);
+	put_values(t, r, 0, v, h, r->view.total_estimated, r->view.hold_total_estimated);
 	out_table__none(t);
 	out_table__bool(t, r->view.total_estimated);
 	out_table__row_end(t);
@@ -452,6 +475,36 @@ static void print_uprobes_note(const struct report *r)
 	}
 }
 
+/*
+ * Text, under the table: each lock whose max wait got a "!", and what
+ * the recording's steal says of it. The row is as measured; this says
+ * whether the host can have made it so.
+ */
+static void print_steal_note(const struct report *r)
+{
+	char max[32], name[256], why[400];
+	enum steal_verdict v;
+	bool first = true;
+	size_t i;
+
+	for (i = 0; i < shown_locks(r); i++) {
+		const struct lock_entry *e = &r->view.locks[i];
+
+		v = steal_verdict_of(&r->steal, e->flags, e->v.max_ns);
+		if (v == STEAL_NOT_APPLICABLE)
+			continue;
+		if (first)
+			printf("#\n# \"!\" before a max wait: above %llu ms on a spinning lock, longer than a spin "
+			       "lasts unless the host takes the CPU away (steal) from the waiter or the holder\n",
+			       STEAL_SPIN_LIMIT_NS / 1000000);
+		first = false;
+		fmt_ns(max, sizeof(max), e->v.max_ns);
+		fmt_printable(name, sizeof(name), lock_view__str(&r->view, e->name));
+		printf("#   %s: max %s above %llu ms on a spinning lock: %s\n", name, max,
+		       STEAL_SPIN_LIMIT_NS / 1000000, out_steal_verdict(&r->steal, v, why, sizeof(why)));
+	}
+}
+
 static void json_hist(struct json_writer *jw, const struct lock_row_val *v)
 {
 	int i;
@@ -578,5 +631,7 @@ int print_locks(const struct report *r)
 	}
 	print_rows(d, r);
 	out_doc__free(d);
+	if (r->o.format == OUT_TEXT)
+		print_steal_note(r);
 	return 0;
 }

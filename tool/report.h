@@ -12,6 +12,7 @@
 #include "out/head.h"
 #include "out/output.h"
 #include "format/profile.h"
+#include "format/steal.h"
 #include "view/view_hits.h"
 #include "view/view_locks.h"
 
@@ -41,6 +42,7 @@ struct report {
 	struct profile *p;
 	struct lock_view view;
 	double cpu_ns;		/* duration x CPUs: the denominator of %cpu */
+	struct steal_summary steal;	/* what explains a long spinning wait */
 };
 
 /*

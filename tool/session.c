@@ -35,6 +35,7 @@
 #include "session.h"
 #include "base/outfile.h"
 #include "sym/syms.h"
+#include "out/head.h"
 
 #define KILL_GRACE_NS	(3 * NSEC_PER_SEC)
 /*
@@ -685,6 +686,22 @@ static void trim_full_maps(struct session *s)
 		note_write_error(s, -ENOMEM);
 }
 
+/*
+ * Each drain reads the steal too: the interval a CPU lost most in is
+ * then a bucket. A reading that fails is skipped (the next one covers
+ * its interval), and said once.
+ */
+static void sample_steal(struct session *s, uint64_t now)
+{
+	int err;
+
+	if (!s->steal_on || !(err = steal_tracker__sample(&s->steal, now)))
+		return;
+	if (!s->steal_err)
+		pr_warn("reading steal time from /proc/stat: %s: an interval is skipped\n", strerror(-err));
+	s->steal_err = err;
+}
+
 static void write_bucket(struct session *s)
 {
 	uint64_t start = now_ns(), cpu = cpu_ns();
@@ -704,6 +721,7 @@ static void write_bucket(struct session *s)
 	 * their stacks, for writing.
 	 */
 	trim_full_maps(s);
+	sample_steal(s, start);
 	write_rows(s, &snap, now_ns());
 	/* Gone before this drain and not in the profile: nothing can refer to them now. */
 	maps_cache__purge(&s->maps, start);
@@ -1029,6 +1047,41 @@ static void write_metric(struct session *s)
 	note_write_error(s, pwriter__meta(s->w, kv, 2));
 }
 
+/* A META chunk with the recording's steal time, as of its last reading. */
+static void write_steal(struct session *s)
+{
+	struct steal_summary sum;
+	struct steal_meta m;
+
+	if (!s->steal_on)
+		return;
+	steal_tracker__summary(&s->steal, &sum);
+	note_write_error(s, pwriter__meta(s->w, m.kv, steal_meta_keys(&sum, &m)));
+}
+
+/* What write_steal() wrote, for record's summary. */
+void session__say_steal(struct session *s)
+{
+	struct steal_summary sum = { .max_iv_cpu = -1 };
+	char line[256];
+
+	if (s->steal_on)
+		steal_tracker__summary(&s->steal, &sum);
+	pr_notice("steal: %s%s%s\n", out_steal_line(&sum, line, sizeof(line)),
+		  s->steal_on ? "" : ": ", s->steal_on ? "" : strerror(-s->steal_err));
+}
+
+int session__steal_ns(struct session *s, uint64_t *ns)
+{
+	struct steal_summary sum;
+
+	if (!s->steal_on)
+		return -ENODATA;
+	steal_tracker__summary(&s->steal, &sum);
+	*ns = sum.total_ns;
+	return 0;
+}
+
 /* After a write error: what the file holds now, and where the previous one is. */
 static void say_write_error(const struct session *s)
 {
@@ -1055,6 +1108,7 @@ void session__finish(struct session *s)
 
 	workload_finish(s);
 	t = now_ns();
+	sample_steal(s, t);	/* the recording's end: what comes next is lockstat's own */
 	if (s->wl_out_fd >= 0)	/* what it wrote just before it ended */
 		pass_output(s);
 	err = collector__stop(s->col, &snap);
@@ -1069,6 +1123,8 @@ void session__finish(struct session *s)
 		write_metric(s);
 	if (!s->write_err)
 		write_lock_names(s);
+	if (!s->write_err)
+		write_steal(s);
 	flags = s->signals ? END_F_INTERRUPTED : END_F_CLEAN;
 	if (!s->write_err)
 		note_write_error(s, pwriter__end(s->w, t - s->t0, session__exit_code(s), flags));
@@ -1095,6 +1151,8 @@ int session__end_profile(struct session *s)
 	if (!s->write_err)
 		note_write_error(s, pwriter__usyms(s->w));
 	if (!s->write_err)
+		write_steal(s);
+	if (!s->write_err)
 		note_write_error(s, pwriter__end(s->w, s->last_t - s->t0, EXIT_OK, END_F_CLEAN));
 	return s->write_err;
 }
@@ -1119,6 +1177,8 @@ int session__begin_profile(struct session *s)
 	maps_cache__init(&s->maps, 1024);
 	s->t0 = s->last_t;
 	note_lost_base(s);
+	if (s->steal_on)
+		steal_tracker__restart(&s->steal);
 	return open_writer(s);
 }
 
@@ -1234,6 +1294,16 @@ static void kill_workload(struct session *s)
 	}
 }
 
+/* The steal's first reading, at t0; without it the profile says "steal: not recorded". */
+static void start_steal(struct session *s)
+{
+	s->steal_err = steal_tracker__init(&s->steal, "/proc/stat", (uint64_t)(s->o.bucket * NSEC_PER_SEC),
+					   s->t0);
+	s->steal_on = !s->steal_err;
+	if (s->steal_err)
+		pr_warn("reading steal time from /proc/stat: %s: not recorded\n", strerror(-s->steal_err));
+}
+
 int session__start(struct session *s)
 {
 	int err, code;
@@ -1280,6 +1350,7 @@ int session__start(struct session *s)
 		pr_warn("cannot watch for new processes: short-lived ones may lose their user symbols\n");
 	s->t0 = s->last_t = now_ns();
 	s->ures.t0_ns = s->t0;
+	start_steal(s);
 	collector__cycle_stats(s->col, s->t0);
 	/* What was mapped before we looked; the mapping tracker reports the rest. */
 	if (s->o.pid)
@@ -1305,6 +1376,9 @@ err_kill:
 
 void session__free(struct session *s)
 {
+	if (s->steal_on)
+		steal_tracker__free(&s->steal);
+	s->steal_on = false;
 	collector__free(s->col);
 	pwriter__free(s->w);
 	syms__free(s->syms);

@@ -26,6 +26,7 @@
 #include "record/procmaps.h"
 #include "format/profile.h"
 #include "record/uresolve.h"
+#include "record/steal_read.h"
 
 #define NSEC_PER_SEC	1000000000ULL
 #define MAX_LOST	32	/* loss counters of the LOST chunk, of every family */
@@ -146,6 +147,9 @@ struct session {
 	uint64_t contended;	/* kernel locks' contended acquisitions */
 	uint64_t ucontended;	/* user locks' (futex waits on a lock, not on an event) */
 	uint64_t samples;
+	struct steal_tracker steal;	/* read at t0, every drain and the end */
+	bool steal_on;		/* steal is read; false: not recorded (steal_err says why) */
+	int steal_err;
 	int signals;		/* SIGINT/SIGTERM/SIGHUP received */
 	uint64_t kill_deadline;	/* when a signalled workload gets SIGKILL */
 	bool stop;
@@ -196,6 +200,10 @@ int session__exit_code(const struct session *s);
 void session__say_costs(const struct session *s);
 /* A line with every loss counter that is not zero, when one is. */
 void session__say_lost(const struct session *s);
+/* A line with the recording's steal time, as the report's header says it. */
+void session__say_steal(struct session *s);
+/* The steal of every CPU from the start to the last drain: 0, or -ENODATA when not read. */
+int session__steal_ns(struct session *s, uint64_t *ns);
 void session__free(struct session *s);
 
 #endif

@@ -25,7 +25,7 @@ static size_t shown(const struct top *t, size_t n)
 
 static void text_header(const struct top_snap *s, double interval)
 {
-	char up[32], iv[32], wait[32], cwait[32];
+	char up[32], iv[32], wait[32], cwait[32], steal[64];
 
 	fmt_ns(up, sizeof(up), s->elapsed_ns);
 	fmt_ns(iv, sizeof(iv), s->iv_ns);
@@ -39,9 +39,12 @@ static void text_header(const struct top_snap *s, double interval)
 	else
 		printf("%.2f %% of one CPU", s->probe_pct);
 	if (isnan(s->self_pct))
-		printf(", lockstat itself not measured\n");
+		printf(", lockstat itself not measured");
 	else
-		printf(", lockstat itself %.2f %% of one CPU\n", s->self_pct);
+		printf(", lockstat itself %.2f %% of one CPU", s->self_pct);
+	if (s->steal_known)
+		printf(", steal %s", top_steal_text(steal, sizeof(steal), s));
+	printf("\n");
 	fmt_ns(wait, sizeof(wait), per_s(s->locks_iv.total_ns, s->iv_ns));
 	fmt_ns(cwait, sizeof(cwait), s->locks_cum.total_ns);
 	printf("locks: %.0f contended/s, %s wait/s, %.2f %% of CPU time waiting; in all %llu contended, %s\n\n",
@@ -61,6 +64,10 @@ static void json_header(struct json_writer *jw, const struct top_snap *s)
 	jw_double_field(jw, "events_per_s", s->events_per_s);
 	jw_double_field(jw, "probe_cost_pct", s->probe_pct);
 	jw_double_field(jw, "self_cpu_pct", s->self_pct);
+	if (s->steal_known)
+		jw_u64_field(jw, "steal_ns", s->steal_ns);
+	else
+		jw_null_field(jw, "steal_ns");
 	jw_name(jw, "lost");
 	jw_start_object(jw);
 	jw_u64_field(jw, "interval", s->lost_iv);

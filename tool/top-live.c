@@ -31,8 +31,19 @@ struct live {
 	bool have_costs;	/* a measured interval came */
 	double events_per_s;	/* and what it measured */
 	double pct;
+	uint64_t steal_ns;	/* the recording's steal at the last interval */
 	int err;
 };
+
+/* The host's steal since the last interval, for the header (lockstat-record(1), Steal time). */
+static void steal_since(struct live *l)
+{
+	uint64_t now;
+
+	l->t->steal_known = !session__steal_ns(l->s, &now);
+	l->t->steal_iv_ns = l->t->steal_known && now >= l->steal_ns ? now - l->steal_ns : 0;
+	l->steal_ns = now;
+}
 
 /*
  * The probes' runs and their cost since the last interval the stats were
@@ -103,6 +114,7 @@ static void interval(struct live *l)
 	bytes = l->t->model.base + l->t->model.npending - bytes;
 	if (!probe_costs(l, &events, &pct))
 		events = -1;
+	steal_since(l);
 	top__interval(l->t, events, pct);
 	show = ms_since(&at);
 	pr_debug("interval: drain %.2f ms, user symbols %.2f ms, read back %llu bytes in %.2f ms, snapshot and show %.2f ms\n",
@@ -163,6 +175,7 @@ static void last_interval(struct live *l)
 		return;
 	l->t->final = true;
 	l->t->ui.paused = false;
+	steal_since(l);
 	top__interval(l->t, events, pct);
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include "base/clock.h"
+#include "out/output.h"
 #include "session.h"
 #include "top.h"
 
@@ -90,6 +91,8 @@ int top__rebuild(struct top *t)
 		s->events_per_s = old->events_per_s;
 		s->probe_pct = old->probe_pct;
 		s->self_pct = old->self_pct;
+		s->steal_known = old->steal_known;
+		s->steal_ns = old->steal_ns;
 		s->final = old->final;
 	}
 	top_snap__sort_locks(s, t->o.lock_key);
@@ -98,6 +101,16 @@ int top__rebuild(struct top *t)
 	t->snap = s;
 	top_ui__follow(t);
 	return 0;
+}
+
+const char *top_steal_text(char *buf, size_t len, const struct top_snap *s)
+{
+	char ns[32];
+	double cpu_ns = (double)s->iv_ns * s->cpus;
+
+	fmt_ns(ns, sizeof(ns), s->steal_ns);
+	snprintf(buf, len, "%s (%.2f %% of CPU time)", ns, cpu_ns > 0 ? 100.0 * s->steal_ns / cpu_ns : 0);
+	return buf;
 }
 
 void top__show(struct top *t)
@@ -124,6 +137,8 @@ int top__interval(struct top *t, double events_per_s, double probe_pct)
 			  per_s(s->locks_iv.count + s->samples_iv, s->iv_ns);
 	s->probe_pct = probe_pct;
 	s->self_pct = self_cpu(t);
+	s->steal_known = t->steal_known;
+	s->steal_ns = t->steal_iv_ns;
 	s->final = t->final;
 	t->shown++;
 	top__show(t);

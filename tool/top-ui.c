@@ -284,15 +284,17 @@ static void fmt_cpu(char *b, size_t n, double pct)
 
 static void draw_figures(const struct top_snap *s)
 {
-	char ev[32], lost[32], lost_total[32], cost[48], self[48], line[512];
+	char ev[32], lost[32], lost_total[32], cost[48], self[48], steal[64] = "", line[512];
 
 	fmt_rate(ev, sizeof(ev), s->events_per_s);
 	fmt_rate(lost, sizeof(lost), per_s(s->lost_iv, s->iv_ns));
 	fmt_count(lost_total, sizeof(lost_total), s->lost_cum);
 	fmt_cpu(cost, sizeof(cost), s->probe_pct);
 	fmt_cpu(self, sizeof(self), s->self_pct);
-	snprintf(line, sizeof(line), " events %s/s   lost %s/s (%s in all)   probe cost %s   lockstat itself %s",
-		 ev, lost, lost_total, cost, self);
+	if (s->steal_known)
+		top_steal_text(steal, sizeof(steal), s);
+	snprintf(line, sizeof(line), " events %s/s   lost %s/s (%s in all)   probe cost %s   lockstat itself %s%s%s",
+		 ev, lost, lost_total, cost, self, s->steal_known ? "   steal " : "", steal);
 	put_line(1, (s->lost_iv ? A_BOLD : A_NORMAL), line);
 }
 

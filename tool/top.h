@@ -80,6 +80,9 @@ struct top {
 	/* lockstat's own CPU between two intervals */
 	uint64_t self_cpu_ns;
 	uint64_t self_wall_ns;
+	/* live only: the host's steal over the next interval shown */
+	bool steal_known;
+	uint64_t steal_iv_ns;
 };
 
 /* top-run.c: what both drivers share. */
@@ -91,6 +94,8 @@ int top__interval(struct top *t, double events_per_s, double probe_pct);
 /* Act on the UI's requests; set_interval gets the new interval in seconds. */
 void top__apply(struct top *t, void (*set_interval)(void *ctx, double secs), void *ctx);
 void top__show(struct top *t);
+/* The host's steal over the interval: "10.00 ms (0.50 % of CPU time)". */
+const char *top_steal_text(char *buf, size_t len, const struct top_snap *s);
 double top__next_interval(double secs, int step);
 /* -n refreshes shown, or standard output failed: time to stop. */
 bool top__enough(const struct top *t);

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "format/family_meta.h"
+#include "format/steal.h"
 #include "out/head.h"
 #include "out/output.h"
 
@@ -44,6 +45,68 @@ static void text_probes(FILE *f, const struct profile *p)
 	fprintf(f, "\n");
 }
 
+const char *out_steal_line(const struct steal_summary *s, char *buf, size_t len)
+{
+	char total[32], most[32], tick[32], pct[48] = "";
+	int n;
+
+	if (!s->recorded) {
+		snprintf(buf, len, "not recorded");
+		return buf;
+	}
+	fmt_ns(total, sizeof(total), s->total_ns);
+	fmt_ns(tick, sizeof(tick), s->tick_ns);
+	if (s->cpu_time_ns)
+		snprintf(pct, sizeof(pct), " (%.2f %% of CPU time)", 100.0 * s->total_ns / s->cpu_time_ns);
+	n = snprintf(buf, len, "%s%s", total, pct);
+	if (s->max_iv_cpu >= 0 && n >= 0 && (size_t)n < len) {
+		fmt_ns(most, sizeof(most), s->max_iv_ns);
+		n += snprintf(buf + n, len - n, ", at most %s in one interval on cpu%d", most, s->max_iv_cpu);
+	}
+	/* Where none was ever counted, a zero says nothing of the host. */
+	if (n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - n, "; counted in %s ticks%s", tick,
+			 s->boot_ns ? "" : ", none since boot: the host may not report it");
+	return buf;
+}
+
+static void verdict_too_little(const struct steal_summary *s, char *buf, size_t len)
+{
+	char total[32];
+	int n;
+
+	fmt_ns(total, sizeof(total), s->total_ns);
+	if (s->total_ns)
+		n = snprintf(buf, len, "only %s of steal in the recording, too little to explain it: "
+			     "an accounting error, please report it", total);
+	else
+		n = snprintf(buf, len, "no steal was recorded: an accounting error, please report it");
+	if (!s->boot_ns && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - n, " (unless the host does not report steal: this machine "
+			 "counted none since boot)");
+}
+
+const char *out_steal_verdict(const struct steal_summary *s, enum steal_verdict v, char *buf, size_t len)
+{
+	char total[32], bound[32];
+
+	fmt_ns(total, sizeof(total), s->total_ns);
+	fmt_ns(bound, sizeof(bound), steal_bound_ns(s));
+	if (v == STEAL_NOT_RECORDED)
+		snprintf(buf, len, "steal was not recorded (a profile from before lockstat recorded it): "
+			 "cannot tell the host's steal from an accounting error");
+	else if (v == STEAL_COULD_EXPLAIN && s->total_ns)
+		snprintf(buf, len, "%s of steal in the recording could explain it", total);
+	else if (v == STEAL_COULD_EXPLAIN)
+		snprintf(buf, len, "no steal was recorded, but it is counted in whole ticks: up to %s "
+			 "could have gone unseen, which could explain it", bound);
+	else if (v == STEAL_TOO_LITTLE)
+		verdict_too_little(s, buf, len);
+	else
+		snprintf(buf, len, "within the limit");
+	return buf;
+}
+
 static void text_lost(FILE *f, const struct profile *p)
 {
 	bool any = false;
@@ -61,7 +124,8 @@ static void text_lost(FILE *f, const struct profile *p)
 
 void out_head__text(FILE *f, const struct profile *p, const char *file)
 {
-	char dur[32];
+	struct steal_summary steal;
+	char dur[32], line[256];
 
 	/* The file's strings (a workload's argv above all) never reach the terminal raw. */
 	fmt_ns(dur, sizeof(dur), profile__duration_ns(p));
@@ -76,6 +140,8 @@ void out_head__text(FILE *f, const struct profile *p, const char *file)
 	if (*profile__meta_or(p, "metric.value", ""))	/* the workload's own figure (record --metric) */
 		fprintf_printable(f, "# metric: %s = %s\n", profile__meta_or(p, "metric.name", "metric"),
 				  profile__meta_or(p, "metric.value", ""));
+	steal_meta_read(p, &steal);
+	fprintf(f, "# steal: %s\n", out_steal_line(&steal, line, sizeof(line)));
 	text_lost(f, p);
 }
 
@@ -107,6 +173,55 @@ static void json_metric(struct json_writer *jw, const struct profile *p)
 	jw_end_object(jw);
 }
 
+/* Each CPU's "CPU:TOTAL_NS:MAX_INTERVAL_NS" as an object; a malformed entry ends the list. */
+static void json_steal_per_cpu(struct json_writer *jw, const char *list)
+{
+	unsigned long long total, most;
+	unsigned int cpu;
+	int used;
+
+	jw_name(jw, "per_cpu");
+	jw_start_array(jw);
+	while (sscanf(list, " %u:%llu:%llu%n", &cpu, &total, &most, &used) == 3) {
+		jw_start_object(jw);
+		jw_u64_field(jw, "cpu", cpu);
+		jw_u64_field(jw, "total_ns", total);
+		jw_u64_field(jw, "max_interval_ns", most);
+		jw_end_object(jw);
+		list += used;
+	}
+	jw_end_array(jw);
+}
+
+/* The recording's steal (null: not recorded), as out_steal_line() says it. */
+static void json_steal(struct json_writer *jw, const struct profile *p)
+{
+	struct steal_summary s;
+
+	steal_meta_read(p, &s);
+	jw_name(jw, "steal");
+	if (!s.recorded) {
+		jw_null(jw);
+		return;
+	}
+	jw_start_object(jw);
+	jw_u64_field(jw, "total_ns", s.total_ns);
+	jw_u64_field(jw, "cpu_time_ns", s.cpu_time_ns);
+	jw_double_field(jw, "pct_cpu_time", s.cpu_time_ns ? 100.0 * s.total_ns / s.cpu_time_ns : 0);
+	jw_u64_field(jw, "max_interval_ns", s.max_iv_ns);
+	if (s.max_iv_cpu >= 0)
+		jw_u64_field(jw, "max_interval_cpu", s.max_iv_cpu);
+	else
+		jw_null_field(jw, "max_interval_cpu");
+	jw_u64_field(jw, "interval_ns", s.interval_ns);
+	jw_u64_field(jw, "tick_ns", s.tick_ns);
+	jw_u64_field(jw, "cpus", s.ncpus);
+	jw_u64_field(jw, "since_boot_ns", s.boot_ns);
+	jw_u64_field(jw, "bound_ns", steal_bound_ns(&s));
+	json_steal_per_cpu(jw, s.per_cpu);
+	jw_end_object(jw);
+}
+
 void out_head__json(struct json_writer *jw, const struct profile *p, const char *file)
 {
 	jw_name(jw, "meta");
@@ -127,6 +242,7 @@ void out_head__json(struct json_writer *jw, const struct profile *p, const char 
 	json_metric(jw, p);
 	json_probes(jw, p);
 	jw_string_field(jw, "lock_names", profile__meta_or(p, "lock_names", ""));
+	json_steal(jw, p);
 	jw_end_object(jw);
 }
 

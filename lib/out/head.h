@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include "base/json.h"
 #include "format/profile.h"
+#include "format/steal.h"
 #include "out/output.h"
 
 /*
@@ -24,5 +25,14 @@ void out_head__json(struct json_writer *jw, const struct profile *p, const char 
 void out_lost__json(struct json_writer *jw, const struct profile *p);
 /* What the profile says of a family, as one line ("tp_btf", "not attached: why"). */
 const char *out_family_line(const struct profile *p, const char *family, char *buf, size_t len);
+
+/*
+ * The recording's steal time as one line, as the header and record's
+ * summary say it: "12.30 ms (0.60 % of CPU time), at most 4.10 ms in one
+ * interval on cpu1; 10.00 ms ticks", or "not recorded".
+ */
+const char *out_steal_line(const struct steal_summary *s, char *buf, size_t len);
+/* What the steal says of a spinning wait over STEAL_SPIN_LIMIT_NS, as a sentence. */
+const char *out_steal_verdict(const struct steal_summary *s, enum steal_verdict v, char *buf, size_t len);
 
 #endif

@@ -90,6 +90,8 @@ struct top_snap {
 	double events_per_s;
 	double probe_pct;	/* % of one CPU, NAN when not measured */
 	double self_pct;	/* lockstat's own CPU, % of one */
+	bool steal_known;	/* live: /proc/stat was read; replay and follow: not */
+	uint64_t steal_ns;	/* the host's steal over the interval, every CPU */
 	uint64_t lost_iv, lost_cum;
 	struct top_stat locks_iv, locks_cum;
 	uint64_t samples_iv, samples_cum;

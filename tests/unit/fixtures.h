@@ -49,6 +49,17 @@ static const uint8_t fx_recording_id[16] = {
 	0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef,
 };
 
+/* A profile that holds only META keys: what the readers of META look at; one at a time. */
+static inline struct profile *fx_meta_only(struct kv *kv, size_t n)
+{
+	static struct profile p;
+
+	memset(&p, 0, sizeof(p));
+	p.meta = kv;
+	p.nmeta = n;
+	return &p;
+}
+
 static inline int fx_ksyms(struct ksyms *ks)
 {
 	int err = 0;

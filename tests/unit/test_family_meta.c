@@ -20,17 +20,6 @@
 #include "format/family_meta.h"
 #include "format/profile.h"
 
-/* A profile that holds only META keys: what family_meta_read() looks at. */
-static struct profile *meta_only(struct kv *kv, size_t n)
-{
-	static struct profile p;
-
-	memset(&p, 0, sizeof(p));
-	p.meta = kv;
-	p.nmeta = n;
-	return &p;
-}
-
 static void expect(const struct family_status *st, enum family_state state, const char *mode,
 		   const char *missing, const char *why)
 {
@@ -70,7 +59,7 @@ static void test_legacy_sentences(void **state)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct kv kv = { (char *)"probe.fd", (char *)cases[i].sentence };
 
-		family_meta_read(meta_only(&kv, 1), "fd", &st);
+		family_meta_read(fx_meta_only(&kv, 1), "fd", &st);
 		expect(&st, cases[i].state, cases[i].mode, cases[i].missing, cases[i].why);
 		assert_string_equal(family_status_line(&st, line, sizeof(line)), cases[i].sentence);
 	}
@@ -84,11 +73,11 @@ static void test_legacy_names(void **state)
 	char line[64];
 
 	(void)state;
-	family_meta_read(meta_only(&kv, 1), "locks", &st);
+	family_meta_read(fx_meta_only(&kv, 1), "locks", &st);
 	expect(&st, FSTATE_ATTACHED, "tracepoint", "", "");
-	family_meta_read(meta_only(NULL, 0), "locks", &st);
+	family_meta_read(fx_meta_only(NULL, 0), "locks", &st);
 	assert_string_equal(family_status_line(&st, line, sizeof(line)), "not attached");
-	family_meta_read(meta_only(NULL, 0), "sample", &st);
+	family_meta_read(fx_meta_only(NULL, 0), "sample", &st);
 	assert_string_equal(family_status_line(&st, line, sizeof(line)), "not recorded");
 	assert_string_equal(family_legacy_name("locks"), "contention");
 	assert_string_equal(family_legacy_name("fd"), "fd");
@@ -107,7 +96,7 @@ static void test_keys_win(void **state)
 	struct family_status st;
 
 	(void)state;
-	family_meta_read(meta_only(kv, 5), "fd", &st);
+	family_meta_read(fx_meta_only(kv, 5), "fd", &st);
 	expect(&st, FSTATE_ATTACHED, "tracepoint", "fget", "--attach=tracepoint uses tracepoints only");
 }
 
@@ -193,12 +182,12 @@ static void test_names_legacy_order(void **state)
 	char names[8][32];
 
 	(void)state;
-	assert_int_equal(family_meta_names(meta_only(kv, 5), names, 8), 3);
+	assert_int_equal(family_meta_names(fx_meta_only(kv, 5), names, 8), 3);
 	assert_string_equal(names[0], "locks");
 	assert_string_equal(names[1], "sample");
 	assert_string_equal(names[2], "mmap_lock");
-	assert_int_equal(family_meta_names(meta_only(kv, 5), names, 2), 2);
-	assert_int_equal(family_meta_names(meta_only(kv, 1), names, 8), 0);
+	assert_int_equal(family_meta_names(fx_meta_only(kv, 5), names, 2), 2);
+	assert_int_equal(family_meta_names(fx_meta_only(kv, 1), names, 8), 0);
 }
 
 /*
