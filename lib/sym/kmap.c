@@ -287,7 +287,7 @@ int kmap_load_running(struct ksyms *ks, char *status, size_t len)
 			return err;
 		/* A file there but wrong is worth saying; a missing one is the usual case. */
 		if (err != -ENOENT || i == 0)
-			snprintf(status, len, "no data symbols: %s: %s", paths[i], why(err));
+			snprintf(status, len, "no data symbols, vmlinux+0xOFFSET: %s: %s", paths[i], why(err));
 	}
 	return 0;
 }
