@@ -146,10 +146,14 @@ static void find_anchors(const struct ksyms *ks, uint64_t *addr)
 int kmap_offset(const struct ksyms *ks, const struct ksyms *file, uint64_t *off)
 {
 	uint64_t running[NANCHORS], linked[NANCHORS];
-	size_t i, agree = 0;
+	size_t i, agree = 0, listed = 0;
 
 	find_anchors(ks, running);
 	find_anchors(file, linked);
+	for (i = 0; i < NANCHORS; i++)
+		listed += linked[i] != 0;
+	if (!listed)	/* Debian's System.map is one line: "The real System.map is in ...-dbg" */
+		return -ENODATA;
 	for (i = 0; i < NANCHORS; i++) {
 		if (!running[i] || !linked[i])
 			continue;
@@ -250,6 +254,8 @@ static const char *why(int err)
 		return "another build (its text symbols are not the running kernel's)";
 	if (err == -ESRCH)
 		return "too few text symbols in common with kallsyms";
+	if (err == -ENODATA)	/* Debian's: the symbols are in linux-image-$(uname -r)-dbg */
+		return "a stub without kernel symbols (Debian's: its debug vmlinux is in linux-image-*-dbg)";
 	return strerror(-err);
 }
 

@@ -30,9 +30,10 @@ struct btf;
 int kmap_read_system_map(FILE *f, struct ksyms *file);
 int kmap_read_elf(const char *path, struct ksyms *file);
 /*
- * The KASLR offset from file's addresses to ks's: 0, or -ESRCH where
- * fewer than KMAP_ANCHORS_MIN text symbols are in both, -ESTALE where
- * they disagree (another build).
+ * The KASLR offset from file's addresses to ks's: 0, or -ENODATA where
+ * the file has none of the text symbols compared (Debian's System.map is
+ * a one-line stub), -ESRCH where fewer than KMAP_ANCHORS_MIN are in both,
+ * -ESTALE where they disagree (another build).
  */
 #define KMAP_ANCHORS_MIN	3
 int kmap_offset(const struct ksyms *ks, const struct ksyms *file, uint64_t *off);

@@ -147,6 +147,11 @@ static void test_system_map_other_build(void **state)
 	assert_int_equal(load(&map, few, true), 0);
 	assert_int_equal(kmap_offset(&ks, &map, &off), -ESRCH);
 	ksyms_free(&map);
+	/* Debian's System.map: one line, no symbols. */
+	assert_int_equal(load(&map, "ffffffffffffffff B The real System.map is in the linux-image-<version>-dbg package\n",
+			      true), 0);
+	assert_int_equal(kmap_offset(&ks, &map, &off), -ENODATA);
+	ksyms_free(&map);
 	assert_int_equal(load(&map, "not a map\n", true), -EINVAL);
 	ksyms_free(&map);
 	ksyms_free(&ks);
