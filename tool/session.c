@@ -950,16 +950,16 @@ static void load_symbols(struct session *s)
 	int err = ksyms_load(&s->ks);
 
 	s->have_ksyms = !err;
-	if (!err)
-		err = kmap_load_running(&s->ks, s->static_names, sizeof(s->static_names));
-	if (err == -ENOMEM)
-		pr_warn("no memory for the data symbols of System.map: static locks named by address\n");
-	else if (!err && s->static_names[0])
-		pr_info("static locks: %s\n", s->static_names);
 	if (err == -EPERM)
 		pr_warn("kernel addresses are hidden (kptr_restrict): locks and callers stay unnamed\n");
 	else if (err)
 		pr_warn("cannot read /proc/kallsyms: %s: locks and callers stay unnamed\n", strerror(-err));
+	if (err)
+		return;
+	if (kmap_load_running(&s->ks, s->static_names, sizeof(s->static_names)))
+		pr_warn("no memory for the data symbols of System.map: static locks named by address\n");
+	else
+		pr_info("static locks: %s\n", s->static_names);
 }
 
 /*

@@ -169,19 +169,16 @@ int kmap_add_data(struct ksyms *ks, const struct ksyms *file, uint64_t off)
 {
 	const struct ksym *k;
 	size_t i;
-	int err;
+	int err = 0;
 
-	for (i = 0; i < file->count; i++) {
+	for (i = 0; !err && i < file->count; i++) {
 		k = &file->syms[i];
-		if (!strchr("dbr", k->type))
-			continue;
-		/* A size measured to the next symbol is measured again among ks's. */
-		err = ksyms_add(ks, k->addr + off, k->size, k->name, NULL, k->type);
-		if (err)
-			return err;
+		/* Sizes: the ELF symbol's, or up to the file's next kept symbol. */
+		if (strchr("dbr", k->type))
+			err = ksyms_add(ks, k->addr + off, k->size, k->name, NULL, k->type);
 	}
-	ksyms_sort(ks);
-	return 0;
+	ksyms_sort(ks);	/* what was added, even on -ENOMEM: ks stays searchable */
+	return err;
 }
 
 /* --- the running kernel's files ------------------------------------------- */
