@@ -221,15 +221,27 @@ static int running_build_id(char *hex, size_t len)
 	return -ENOENT;
 }
 
+/* A debug vmlinux, or a System.map (text)? */
+static bool is_elf(const char *path)
+{
+	char magic[SELFMAG];
+	FILE *f = fopen(path, "re");
+	bool elf = f && fread(magic, 1, SELFMAG, f) == SELFMAG && !memcmp(magic, ELFMAG, SELFMAG);
+
+	if (f)
+		fclose(f);
+	return elf;
+}
+
 /* Try one file: 0 and its symbols added, or why not. */
-static int try_file(struct ksyms *ks, const char *path, bool elf, uint64_t *off)
+static int try_file(struct ksyms *ks, const char *path, uint64_t *off)
 {
 	struct ksyms file;
 	FILE *f;
 	int err;
 
 	ksyms_init(&file);
-	if (elf) {
+	if (is_elf(path)) {
 		err = kmap_read_elf(path, &file);
 	} else {
 		f = fopen(path, "re");
@@ -281,7 +293,7 @@ int kmap_load_running(struct ksyms *ks, char *status, size_t len)
 	if (!running_build_id(bid, sizeof(bid)))
 		snprintf(paths[n++], sizeof(paths[0]), "/usr/lib/debug/.build-id/%.2s/%s.debug", bid, bid + 2);
 	for (i = 0; i < n; i++) {
-		err = try_file(ks, paths[i], i > 0, &off);
+		err = try_file(ks, paths[i], &off);
 		if (!err) {
 			snprintf(status, len, "%s (KASLR offset 0x%" PRIx64 ")", paths[i], off);
 			return 0;

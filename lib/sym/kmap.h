@@ -20,7 +20,8 @@ struct btf;
  * Sources, first that serves:
  *   kallsyms itself, when it lists data symbols (LOCKSTAT_NO_KALLSYMS_DATA=1
  *     ignores them, to try the others on such a kernel);
- *   $LOCKSTAT_SYSTEM_MAP, else /boot/System.map-$(uname -r);
+ *   $LOCKSTAT_SYSTEM_MAP (a System.map or a vmlinux with its symbols),
+ *     else /boot/System.map-$(uname -r);
  *   /usr/lib/debug/boot/vmlinux-$(uname -r),
  *   /usr/lib/debug/lib/modules/$(uname -r)/vmlinux,
  *   /usr/lib/debug/.build-id/xx/yyyy.debug (the build id of /sys/kernel/notes).

@@ -87,6 +87,28 @@ static_checks() {
 	"$LOCKSTAT" report -i other.data >other.txt
 	check "a System.map of another build is refused" \
 		grep -q "static locks: no data symbols, vmlinux+0xOFFSET: $PWD/other.map: another build" other.txt
+	elf_checks
+}
+
+# A vmlinux with symbols, 2 MiB lower as linked: its text symbols absolute,
+# a data object where the dbench locks were; read through libelf.
+elf_checks() {
+	local text shift=$((0x200000)) defs="" s a
+	text=$((0x$(ksym _text)))
+	for s in _text _stext start_kernel __schedule do_exit vfs_read; do
+		a=$(ksym "$s")
+		[ -n "$a" ] && defs+=" -Wl,--defsym,$s=$(printf '0x%x' $((0x$a - shift)))"
+	done
+	printf 'int lockstat_test_region[1024] = { 1 };\nvoid _start(void) { for (;;); }\n' >v.c
+	# shellcheck disable=SC2086
+	check "a vmlinux with symbols links (gcc, ld)" \
+		gcc -O0 -nostdlib -static -no-pie -fno-pic -o v.elf v.c $defs \
+		-Wl,-Ttext="$(printf '0x%x' $((text - shift + 0x1000)))" \
+		-Wl,--section-start=.data="$(printf '0x%x' $((text - shift + first)))" || return
+	LOCKSTAT_SYSTEM_MAP=$PWD/v.elf "$LOCKSTAT" probe >probe-elf.txt 2>&1
+	check "probe: a vmlinux's ELF symbols serve, at the KASLR offset 0x200000" \
+		grep -Eq "^static locks +yes +$PWD/v.elf \(KASLR offset 0x200000\)" probe-elf.txt ||
+		grep '^static locks' probe-elf.txt
 }
 
 # CPUs the kernel may bring up: "0-1", "0,2-3" in /sys/devices/system/cpu/possible.
