@@ -15,6 +15,18 @@
 #define LS_NAMES_BATCH		64	/* addresses or caches per run */
 #define LS_CACHE_NAME_LEN	48
 
+/*
+ * lock_caches' value for a lock on the waiting task's own stack (no
+ * kmem_cache is at address 1): a completion or wait queue head that a
+ * function put on its stack (bpf/lockname.bpf.h).
+ */
+#define LS_CACHE_ON_STACK	1
+/*
+ * THREAD_SIZE of x86-64 and arm64 (KASAN doubles it: a lock in the upper
+ * half of such a stack is then left unnamed, never misnamed).
+ */
+#define LS_THREAD_SIZE		16384
+
 /* A kmem_cache, as read_caches copies it. */
 struct ls_cache {
 	__u64 cache;		/* in: the kmem_cache pointer */

@@ -14,6 +14,7 @@
 #include "base/json.h"
 #include "record/kfeatures.h"
 #include "record/lockname.h"
+#include "sym/kmap.h"
 #include "base/log.h"
 #include "out/output.h"
 
@@ -93,6 +94,23 @@ static void names_row(struct out_table *t, const char *name, bool ok, const char
 	out_table__row_end(t);
 }
 
+/* Where static locks' names come from, as record finds it (kmap.h). */
+static void static_names_row(struct out_table *t)
+{
+	char status[400] = "";
+	struct ksyms ks;
+	int err;
+
+	ksyms_init(&ks);
+	err = ksyms_load(&ks);
+	if (!err)
+		err = kmap_load_running(&ks, status, sizeof(status));
+	if (err)
+		snprintf(status, sizeof(status), "no data symbols: kallsyms: %s", strerror(-err));
+	names_row(t, "static locks", !err && !strstr(status, "no data symbols"), status);
+	ksyms_free(&ks);
+}
+
 /*
  * What record can name beyond symbols and the per-task classes, and the
  * self-check of the slab path on lockstat's own objects, lock by lock.
@@ -113,6 +131,8 @@ static void print_names(enum out_format fmt)
 	n = lockname__sources(ln, src, 4);
 	for (i = 0; t && i < n; i++)
 		names_row(t, src[i].name, src[i].ok, src[i].detail);
+	if (t)
+		static_names_row(t);
 	n = lockname__checks(ln, &checks);
 	for (i = 0; t && i < n; i++) {
 		snprintf(detail, sizeof(detail), "%s: %s%s%s", checks[i].what, checks[i].found,

@@ -42,6 +42,7 @@ static void usage(FILE *f)
 		"      --type TYPE        spinlock, rwlock[:R|:W], rwsem[:R|:W], mutex, mutex:spin, ...\n"
 		"      --pid PID          only this process or thread (profiles recorded with -t)\n"
 		"      --comm GLOB        only tasks whose command matches (locks: profiles recorded with -t)\n"
+		"      --fold-arrays      one row per array of locks: table[3] and table[7] are table[]\n"
 		"hits view:\n"
 		"      --kernel           only samples whose leaf is in the kernel\n"
 		"      --user             only samples whose leaf is in user space\n"
@@ -59,7 +60,7 @@ static void usage(FILE *f)
 
 enum { OPT_HIST = 1000, OPT_STACKS, OPT_LOCK, OPT_CALLER, OPT_TYPE, OPT_PID, OPT_COMM,
        OPT_KERNEL, OPT_USER, OPT_MODULE, OPT_CALLERS, OPT_CALLEES, OPT_LINES,
-       OPT_TABLE };
+       OPT_TABLE, OPT_FOLD_ARRAYS };
 
 static const struct option long_opts[] = {
 	{ "input", required_argument, NULL, 'i' },
@@ -72,6 +73,7 @@ static const struct option long_opts[] = {
 	{ "type", required_argument, NULL, OPT_TYPE },
 	{ "pid", required_argument, NULL, OPT_PID },
 	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "fold-arrays", no_argument, NULL, OPT_FOLD_ARRAYS },
 	{ "view", required_argument, NULL, 'V' },
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
 	{ "user", no_argument, NULL, OPT_USER },
@@ -145,6 +147,7 @@ static int parse_one(struct report_opts *o, int opt, const char *arg)
 	case OPT_STACKS: o->stacks = true; return 0;
 	case OPT_LOCK: o->filter.lock = arg; return 0;
 	case OPT_CALLER: o->filter.caller = arg; return 0;
+	case OPT_FOLD_ARRAYS: o->filter.fold_arrays = true; return 0;
 	case OPT_COMM: o->filter.comm = o->hits.comm = arg; return 0;
 	case OPT_KERNEL: o->hits.kernel_only = true; return 0;
 	case OPT_USER: o->hits.user_only = true; return 0;

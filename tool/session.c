@@ -34,6 +34,8 @@
 #include "base/log.h"
 #include "session.h"
 #include "base/outfile.h"
+#include "record/kfeatures.h"
+#include "sym/kmap.h"
 #include "sym/syms.h"
 #include "out/head.h"
 
@@ -444,6 +446,7 @@ static void join_argv(char **argv, char *out, size_t len)
 static int write_meta(struct session *s)
 {
 	char cpus[16], bucket[32], command[1024], target[PATH_MAX + 16], started[64], rate[24], freq[24];
+	char names[1200];
 	struct family_meta fm[FAMILY_COUNT];
 	struct utsname u;
 	time_t t = time(NULL);
@@ -477,7 +480,10 @@ static int write_meta(struct session *s)
 	kv[n++] = (struct kv){ "stack_rate", rate };
 	snprintf(freq, sizeof(freq), "%lu", s->o.sample_freq);
 	kv[n++] = (struct kv){ "sample_freq", freq };
-	kv[n++] = (struct kv){ "lock_names", (char *)collector__lock_names(s->col) };
+	snprintf(names, sizeof(names), "%s%sstatic locks: %s", collector__lock_names(s->col),
+		 *collector__lock_names(s->col) ? "; " : "",
+		 s->static_names[0] ? s->static_names : s->have_ksyms ? "kallsyms" : "none (no kallsyms)");
+	kv[n++] = (struct kv){ "lock_names", names };
 	for (i = 0; i < FAMILY_COUNT; i++) {
 		family_meta_keys(family_name(1 << i), collector__status(s->col, 1 << i), &fm[i]);
 		memcpy(&kv[n], fm[i].kv, fm[i].n * sizeof(kv[0]));
@@ -966,6 +972,12 @@ static void load_symbols(struct session *s)
 		pr_warn("kernel addresses are hidden (kptr_restrict): locks and callers stay unnamed\n");
 	else if (err)
 		pr_warn("cannot read /proc/kallsyms: %s: locks and callers stay unnamed\n", strerror(-err));
+	if (err)
+		return;
+	if (kmap_load_running(&s->ks, s->static_names, sizeof(s->static_names)))
+		pr_warn("no memory for the data symbols of System.map: static locks named by address\n");
+	else
+		pr_info("static locks: %s\n", s->static_names);
 }
 
 /*
@@ -988,6 +1000,7 @@ static int open_writer(struct session *s)
 	struct pwriter_opts po = {
 		.fd = s->fd,
 		.ksyms = s->have_ksyms ? &s->ks : NULL,
+		.btf = vmlinux_btf(),
 		.fetch_stack = collector__fetch_stack,
 		.fetch_sample_kstack = collector__fetch_sample_kstack,
 		.fetch_sample_ustack = collector__fetch_sample_ustack,

@@ -114,6 +114,7 @@ struct session {
 	struct features feat;
 	struct ksyms ks;
 	bool have_ksyms;
+	char static_names[400];	/* where static locks' names come from (kmap_load_running) */
 	struct collector *col;
 	struct cgroup_target cgroup;	/* o.cgroup's directory, open while recording */
 	struct pwriter *w;

@@ -77,6 +77,7 @@ struct task_struct {
 	struct sighand_struct *sighand;
 	struct signal_struct *signal;
 	struct task_struct *real_parent;
+	void *stack;			/* the task's kernel stack: locks on it (lockname.bpf.h) */
 };
 
 struct trace_entry {

@@ -278,6 +278,10 @@ const char *profile__caller(const struct profile *p, int32_t stack_id, char *buf
 
 /* Writer. */
 struct pwriter;
+struct btf;
+/* A lock on a task's stack: named "[stack]@function" by its row's caller. */
+#define LOCK_NAME_STACK	"[stack]"
+
 typedef int (*stack_fetch_fn)(void *ctx, int32_t id, uint64_t *frames, int max);
 
 /*
@@ -291,6 +295,7 @@ typedef int (*usym_resolve_fn)(void *ctx, uint32_t tgid, uint64_t addr, uint64_t
 struct pwriter_opts {
 	int fd;
 	const struct ksyms *ksyms;	/* may be NULL: no names, no callers */
+	const struct btf *btf;		/* the kernel's, for arrays' elements; may be NULL */
 	/* A kernel lock without a symbol: 0 and its name, or -ENOENT (ctx: fetch_ctx). May be NULL. */
 	int (*name_lock)(void *ctx, uint64_t addr, char *buf, size_t len);
 	stack_fetch_fn fetch_stack;	/* lock stacks */

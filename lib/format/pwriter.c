@@ -14,6 +14,7 @@
 #include "format/locktype.h"
 #include "format/profile.h"
 #include "format/pwriter_int.h"
+#include "sym/kmap.h"
 
 uint32_t pw_intern(struct pwriter *w, const char *s)
 {
@@ -173,31 +174,43 @@ static uint32_t caller_of(struct pwriter *w, uint64_t *frames, int n)
 }
 
 /*
- * Most specific first: BPF's class, a static symbol, what the recording
- * found (rq.__lock, zone.lock, a slab object's field), else the bare
- * address. The reader names those by the caller with the most waits over
- * the whole profile, which a writer cannot know yet. A name, once given,
- * never changes within a recording.
+ * Most specific first: BPF's class, a static symbol (kallsyms, else
+ * System.map or a debug vmlinux: "table[3]" where BTF has the array),
+ * what the recording found (rq.__lock, zone.lock, a slab object's field,
+ * ptdesc.ptl), an address in the image as vmlinux+0xOFFSET, else the
+ * bare address. The reader names those by the caller with the most waits
+ * over the whole profile, which a writer cannot know yet. A name, once
+ * given, never changes within a recording; but a lock on a task's stack
+ * is "[stack]@function" of each row's own caller: its address is reused
+ * by whatever runs on that stack next.
  */
-static uint32_t lock_name(struct pwriter *w, const struct cont_row_key *k)
+static uint32_t lock_name(struct pwriter *w, const struct cont_row_key *k, uint32_t caller)
 {
 	const char *cls = lock_class_name(k->lock_class);
-	const struct ksym *sym;
+	const char *func;
 	uint32_t *id;
 	char name[320];
+	int err = -ENOENT;
 
 	if (cls)
 		return pw_intern(w, cls);
 	id = htab_get(&w->lock_names, &k->lock_addr, NULL);
 	if (id && *id)
 		return *id - 1;
-	sym = w->o.ksyms ? ksyms_find_data(w->o.ksyms, k->lock_addr) : NULL;
-	if (sym && sym->addr == k->lock_addr)
-		snprintf(name, sizeof(name), "%s", sym->name);
-	else if (sym)
-		snprintf(name, sizeof(name), "%s+0x%" PRIx64, sym->name, (uint64_t)(k->lock_addr - sym->addr));
-	else if (!w->o.name_lock || w->o.name_lock(w->o.fetch_ctx, k->lock_addr, name, sizeof(name)))
+	if (w->o.ksyms)
+		err = kmap_static_name(w->o.ksyms, w->o.btf, k->lock_addr, name, sizeof(name));
+	if (err && w->o.name_lock)
+		err = w->o.name_lock(w->o.fetch_ctx, k->lock_addr, name, sizeof(name));
+	if (err && w->o.ksyms)
+		err = kmap_image_name(w->o.ksyms, k->lock_addr, name, sizeof(name));
+	if (err)
 		snprintf(name, sizeof(name), "0x%" PRIx64, (uint64_t)k->lock_addr);
+	if (!strcmp(name, LOCK_NAME_STACK)) {
+		func = caller < w->nstrs ? w->strs[caller] : "";
+		if (func[0] && func[0] != '[')
+			snprintf(name, sizeof(name), LOCK_NAME_STACK "@%.*s", (int)strcspn(func, "+"), func);
+		return pw_intern(w, name);
+	}
 	if (!id)
 		return pw_intern(w, name);
 	*id = pw_intern(w, name) + 1;
@@ -330,8 +343,11 @@ int pwriter__bucket(struct pwriter *w, uint64_t t0_ns, uint64_t t1_ns,
 	buf_put_varint(&b, t0_ns);
 	buf_put_varint(&b, t1_ns);
 	buf_put_varint(&b, nrows);
-	for (i = 0; i < nrows; i++)
-		put_row(w, &b, &rows[i], lock_name(w, &rows[i].key), row_caller(w, &rows[i].key));
+	for (i = 0; i < nrows; i++) {
+		uint32_t caller = row_caller(w, &rows[i].key);
+
+		put_row(w, &b, &rows[i], lock_name(w, &rows[i].key, caller), caller);
+	}
 	put_row_sampling(&b, rows, nrows);
 	err = pw_flush_then(w, CHUNK_LOCKSTAT, CHUNK_F_CRITICAL, &b);
 	buf_free(&b);

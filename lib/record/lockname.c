@@ -25,6 +25,7 @@
 #include "record/kfeatures.h"
 #include "record/lockname.h"
 #include "sym/btfname.h"
+#include "sym/kpages.h"
 #include "sym/slabname.h"
 #include "names.h"
 #include "names.skel.h"
@@ -48,6 +49,7 @@ struct lockname {
 	int rq_type;		/* BTF id of struct rq */
 	uint32_t rq_size;
 	bool zones;		/* check_zones loaded, and right on real zones */
+	struct kpages pages;	/* page-table locks: ptdesc.ptl */
 	struct htab caches;	/* uint64 kmem_cache -> struct slab_cache */
 	struct htab names;	/* uint64 lock address -> struct name_entry */
 	uint64_t zone_batch[LS_NAMES_BATCH];
@@ -61,7 +63,7 @@ struct lockname {
 	char zone_status[128];
 	char slab_status[256];
 	char merged_status[128];
-	char status[700];
+	char status[960];
 };
 
 static int run(struct bpf_program *prog)
@@ -238,8 +240,9 @@ static void compose_status(struct lockname *ln)
 	snprintf(ln->merged_status, sizeof(ln->merged_status),
 		 "%" PRIu64 " met, %" PRIu64 " lock(s) in them named by type, %" PRIu64 " as a set of caches",
 		 ln->merged, ln->merged_field, ln->merged_set);
-	snprintf(ln->status, sizeof(ln->status), "%s, %s; %s%s%s", ln->rq_status, ln->zone_status,
-		 ln->slab_status, ln->slab ? "; merged slab caches: " : "", ln->slab ? ln->merged_status : "");
+	snprintf(ln->status, sizeof(ln->status), "%s, %s; %s%s%s; %s", ln->rq_status, ln->zone_status,
+		 ln->slab_status, ln->slab ? "; merged slab caches: " : "", ln->slab ? ln->merged_status : "",
+		 ln->pages.status);
 }
 
 /* --- self-check ----------------------------------------------------------- */
@@ -344,6 +347,25 @@ static void open_programs(struct lockname *ln)
 		self_check(ln);
 }
 
+/* kallsyms' _text, near its start (sorted by address): 0 if hidden or absent. */
+static uint64_t kallsyms_text(void)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[256], name[64], type;
+	unsigned long long addr;
+	uint64_t text = 0;
+	int n;
+
+	for (n = 0; f && n < 1000 && fgets(line, sizeof(line), f); n++)
+		if (sscanf(line, "%llx %c %63s", &addr, &type, name) == 3 && !strcmp(name, "_text")) {
+			text = addr;
+			break;
+		}
+	if (f)
+		fclose(f);
+	return text;
+}
+
 int lockname__open(struct lockname **out, int ncpus)
 {
 	struct lockname *ln = calloc(1, sizeof(*ln));
@@ -359,6 +381,7 @@ int lockname__open(struct lockname **out, int ncpus)
 	htab_init(&ln->caches, sizeof(uint64_t), sizeof(struct slab_cache));
 	htab_init(&ln->names, sizeof(uint64_t), sizeof(struct name_entry));
 	t0 = now_ns();
+	kpages_init(&ln->pages, ln->btf, "/proc/kcore", kallsyms_text());
 	open_programs(ln);
 	compose_status(ln);
 	pr_info("lock names: %s\n", ln->status);
@@ -390,7 +413,7 @@ bool lockname__want_slab(const struct lockname *ln)
 
 void lockname__use_map(struct lockname *ln, int lock_caches_fd)
 {
-	if (ln && ln->slab)
+	if (ln)		/* locks on stacks are noted there even without slab fields */
 		ln->caches_fd = lock_caches_fd;
 }
 
@@ -401,6 +424,7 @@ size_t lockname__sources(const struct lockname *ln, struct lockname_source *out,
 		{ "zone.lock", ln->zones, ln->zone_status },
 		{ "slab fields", ln->slab, ln->slab_status },
 		{ "merged slab caches", ln->slab, ln->slab ? ln->merged_status : "no slab fields" },
+		{ "page-table locks", ln->pages.nranges > 0, ln->pages.status },
 	};
 	size_t i;
 
@@ -427,6 +451,11 @@ void lockname__class_checks(const struct lockname *ln, uint64_t *agree, uint64_t
 }
 
 /* --- naming at drain time --------------------------------------------------- */
+
+static int page_lock_name(const struct lockname *ln, uint64_t addr, char *buf, size_t len)
+{
+	return kpages_name(&ln->pages, ln->btf, addr, buf, len);
+}
 
 /* The slab cache noted for addr (0: not in a slab); -ENOENT: none noted. */
 static int noted_cache(struct lockname *ln, uint64_t addr, uint64_t *cache)
@@ -474,6 +503,10 @@ static void name_new(struct lockname *ln, const struct cont_row_key *k, struct n
 	bool noted = !noted_cache(ln, addr, &cache);	/* read once, and deleted: the map stays small */
 
 	if (!rq_field(ln, addr, e->name, sizeof(e->name))) {
+		return;
+	} else if (noted && cache == LS_CACHE_ON_STACK) {
+		snprintf(e->name, sizeof(e->name), LOCK_NAME_STACK);
+	} else if (!page_lock_name(ln, addr, e->name, sizeof(e->name))) {
 		return;
 	} else if (noted && cache) {
 		slab_lock_name(ln, cache, addr, e->name, sizeof(e->name));

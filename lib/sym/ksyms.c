@@ -146,8 +146,27 @@ static int cmp_ksym(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* The image's end, best first: _end, then the end of .bss or of brk. */
+static void note_image(struct ksyms *ks, const struct ksym *k)
+{
+	static const char *const ends[] = { "_end", "__bss_stop", "__brk_limit" };
+	size_t i;
+
+	if (k->module) {
+		if (!ks->first_module || k->addr < ks->first_module)
+			ks->first_module = k->addr;
+		return;
+	}
+	if (!strcmp(k->name, "_text") || (!strcmp(k->name, "_stext") && !ks->text))
+		ks->text = k->addr;
+	for (i = 0; i < sizeof(ends) / sizeof(ends[0]); i++)
+		if (!strcmp(k->name, ends[i]) && k->addr > ks->end)
+			ks->end = k->addr;
+}
+
 static void note_lock_text(struct ksyms *ks, const struct ksym *k)
 {
+	note_image(ks, k);
 	if (!strcmp(k->name, "__lock_text_start"))
 		ks->lock_text_start = k->addr;
 	else if (!strcmp(k->name, "__lock_text_end"))
@@ -167,6 +186,7 @@ void ksyms_sort(struct ksyms *ks)
 
 	struct ksym *fitted;
 
+	ks->text = ks->end = ks->first_module = 0;
 	if (!ks->count)
 		return;
 	/* The doubling's room back (up to half the array), kept for the whole recording. */
@@ -304,10 +324,61 @@ const struct ksym *ksyms_find_data(const struct ksyms *ks, uint64_t addr)
 {
 	const struct ksym *k = ksyms_find(ks, addr);
 
+	/* A variable that starts where a section does (init_stack, __start_init_stack). */
+	while (k && k > ks->syms && is_section_bound(k->name) && k[-1].addr == k->addr)
+		k--;
+
 	if (!k || !k->type || !strchr("dbr", k->type) || addr - k->addr >= DATA_OFFSET_MAX ||
 	    is_section_bound(k->name))
 		return NULL;
 	return k;
+}
+
+/* x86-64's kernel text mapping: the image and nothing else, modules after it. */
+#define X86_64_KERNEL_MAP	0xffffffff80000000ULL
+#define X86_64_MODULES		0xffffffffc0000000ULL
+
+bool ksyms_image_offset(const struct ksyms *ks, uint64_t addr, uint64_t *off)
+{
+	uint64_t end = ks->end;
+
+	if (!ks->text || addr < ks->text)
+		return false;
+	if (!end && ks->text >= X86_64_KERNEL_MAP && ks->text < X86_64_MODULES)
+		end = ks->first_module && ks->first_module < X86_64_MODULES ? ks->first_module : X86_64_MODULES;
+	if (addr >= end)
+		return false;
+	*off = addr - ks->text;
+	return true;
+}
+
+static bool is_data(const struct ksym *k)
+{
+	return k->type && strchr("dbr", k->type) && !is_section_bound(k->name);
+}
+
+size_t ksyms_count_data(const struct ksyms *ks)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < ks->count; i++)
+		n += !ks->syms[i].module && is_data(&ks->syms[i]);
+	return n;
+}
+
+/* For kallsyms' symbols only: their sizes are measured again. */
+void ksyms_drop_data(struct ksyms *ks)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < ks->count; i++)
+		if (ks->syms[i].module || !is_data(&ks->syms[i]))
+			ks->syms[n++] = ks->syms[i];
+	ks->count = n;
+	/* kallsyms has no sizes: they ran to the next symbol, which may be gone. */
+	for (i = 0; i < n; i++)
+		ks->syms[i].size = 0;
+	ksyms_sort(ks);
 }
 
 /*

@@ -32,6 +32,9 @@ struct ksyms {
 	uint64_t lock_text_end;
 	uint64_t sched_text_start;	/* __sched_text_start .. __sched_text_end */
 	uint64_t sched_text_end;
+	uint64_t text;			/* _text (else _stext): where the image starts */
+	uint64_t end;			/* _end (else __bss_stop, __brk_limit): 0 unknown */
+	uint64_t first_module;		/* the lowest module symbol: 0 none */
 };
 
 void ksyms_init(struct ksyms *ks);
@@ -63,6 +66,22 @@ bool ksyms_is_lock_function(const struct ksyms *ks, uint64_t addr);
  * (BPF programs, bpf_trace_run*, perf_trace_*); returns the new length.
  */
 int ksyms_trim_tracing(const struct ksyms *ks, uint64_t *frames, int n);
+/*
+ * Is addr inside the kernel image (_text up to _end)? Then its offset
+ * from _text, the same on every boot of one build (KASLR moves the whole
+ * image), in *off. Where kallsyms lists no _end (no data symbols), the
+ * image ends where x86-64's kernel text mapping does, or at the first
+ * module, whichever is lower; elsewhere nothing past _text is taken.
+ */
+bool ksyms_image_offset(const struct ksyms *ks, uint64_t addr, uint64_t *off);
+/* Data symbols other than the section bounds (a kallsyms with CONFIG_KALLSYMS_ALL has thousands). */
+size_t ksyms_count_data(const struct ksyms *ks);
+/*
+ * Forget the data symbols other than the section bounds, to name static
+ * locks from another source (the System.map path, tested on a kernel whose
+ * kallsyms has them). For kallsyms (no sizes): the sizes are measured again.
+ */
+void ksyms_drop_data(struct ksyms *ks);
 /* "name+0xoff" (or "0xaddr") into buf. */
 void ksyms_format(const struct ksyms *ks, uint64_t addr, char *buf, size_t len);
 

@@ -10,6 +10,7 @@
 #include "mmaplock.h"
 #include "view/anon.h"
 #include "view/match.h"
+#include "sym/kmap.h"
 #include "view/view_locks.h"
 
 static const char *const sort_names[] = {
@@ -132,6 +133,7 @@ static struct lock_entry *find_lock(struct lock_view *v, struct htab *index, uin
 
 static int named_row(struct lock_view *v, const struct htab *given, const struct lock_row_key *k,
 		     struct lock_row_key *out);
+static int fold_name(struct lock_view *v, uint32_t *id);
 
 /* A lock without stack for some waits, or with waits sampled at p < 1. */
 static bool row_estimates(const struct profile *p, const struct lock_row_key *k)
@@ -442,8 +444,8 @@ static const struct hold_source hold_sources[] = {
 	{ "hold", NULL, "kind" },
 };
 
-static int hold_name(struct lock_view *v, const struct htab *names, uint64_t addr,
-		     const char *caller, uint32_t *id)
+static int hold_name_unfolded(struct lock_view *v, const struct htab *names, uint64_t addr,
+			      const char *caller, uint32_t *id)
 {
 	const uint32_t *known = htab_find(names, &addr);
 	const uint32_t *anon = htab_find(&v->anon, &addr);
@@ -472,6 +474,14 @@ static int hold_name(struct lock_view *v, const struct htab *names, uint64_t add
 		snprintf(name, sizeof(name), "0x%" PRIx64 "@%s", addr, func);
 	}
 	return intern(v, name, id);
+}
+
+static int hold_name(struct lock_view *v, const struct htab *names, uint64_t addr,
+		     const char *caller, uint32_t *id)
+{
+	int err = hold_name_unfolded(v, names, addr, caller, id);
+
+	return err ? err : fold_name(v, id);
 }
 
 static size_t func_len(const char *s)
@@ -729,8 +739,29 @@ static int add_holds(struct lock_view *v, struct htab *index, const struct lock_
  * address_space.i_pages, ...) replaces the bare address the writer had to
  * give a lock it could not name; else the view's name by busiest caller.
  */
+/* With --fold-arrays: "table[3]" is "table[]", one lock for all the array's. */
+static int fold_name(struct lock_view *v, uint32_t *id)
+{
+	char folded[320];
+
+	if (!v->fold_arrays || !kmap_fold_arrays(lock_view__str(v, *id), folded, sizeof(folded)))
+		return 0;
+	return intern(v, folded, id);
+}
+
+static int named_row_unfolded(struct lock_view *v, const struct htab *given, const struct lock_row_key *k,
+			      struct lock_row_key *out);
+
 static int named_row(struct lock_view *v, const struct htab *given, const struct lock_row_key *k,
 		     struct lock_row_key *out)
+{
+	int err = named_row_unfolded(v, given, k, out);
+
+	return err ? err : fold_name(v, &out->name);
+}
+
+static int named_row_unfolded(struct lock_view *v, const struct htab *given, const struct lock_row_key *k,
+			      struct lock_row_key *out)
 {
 	const uint32_t *id = htab_find(given, &k->lock_addr);
 	uint32_t *anon;
@@ -1354,6 +1385,7 @@ static int build(struct lock_view *v, const struct profile *p, const struct prof
 	memset(v, 0, sizeof(*v));
 	v->p = p;
 	v->keep_rows = keep_rows;
+	v->fold_arrays = f->fold_arrays;
 	htab_init(&v->str_index, sizeof(uint64_t), sizeof(uint32_t));
 	htab_init(&v->anon, sizeof(uint64_t), sizeof(uint32_t));
 	htab_init(&index, sizeof(uint64_t), sizeof(size_t));

@@ -16,6 +16,7 @@ struct lock_filter {
 	const char *comm;
 	long pid;		/* -1 = any; matches tgid or tid */
 	bool waits_only;	/* no hold tables (top shows no hold columns) */
+	bool fold_arrays;	/* "table[3]" and "table[7]" are one lock, "table[]" */
 };
 
 /*
@@ -149,6 +150,7 @@ struct lock_view {
 	size_t nxstrs;
 	size_t xstrs_cap;
 	bool keep_rows;
+	bool fold_arrays;	/* lock_filter's, while building */
 	/*
 	 * With keep_rows: every row that has a caller. Where a lock is
 	 * estimated (and no caller filter is on) its rows' count and total_ns

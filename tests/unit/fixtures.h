@@ -315,10 +315,11 @@ static inline bool fx_find_row(const struct profile *p, uint64_t lock_addr, int3
  * with the fixture's symbols and stacks, written and read back; NULL on
  * error.
  */
-static inline struct profile *fx_written(const struct cont_row *const *buckets, const size_t *n,
-					 size_t nbuckets, uint64_t bucket_ns)
+static inline struct profile *fx_written_named(const struct cont_row *const *buckets, const size_t *n,
+					       size_t nbuckets, uint64_t bucket_ns,
+					       int (*name_lock)(void *ctx, uint64_t addr, char *buf, size_t len))
 {
-	struct pwriter_opts o = { .fetch_stack = fx_fetch_stack };
+	struct pwriter_opts o = { .fetch_stack = fx_fetch_stack, .name_lock = name_lock };
 	struct profile *p = NULL;
 	struct pwriter *w = NULL;
 	struct ksyms ks;
@@ -342,6 +343,12 @@ static inline struct profile *fx_written(const struct cont_row *const *buckets, 
 		err = profile__read(path, &p, msg, sizeof(msg));
 	unlink(path);
 	return err ? NULL : p;
+}
+
+static inline struct profile *fx_written(const struct cont_row *const *buckets, const size_t *n,
+					 size_t nbuckets, uint64_t bucket_ns)
+{
+	return fx_written_named(buckets, n, nbuckets, bucket_ns, NULL);
 }
 
 #endif

@@ -531,6 +531,24 @@ static void test_malformed_chunks(void **state)
 	buf_free(&b);
 }
 
+/* One bucket (time 0 to 10) of rows written with o to path, read back. */
+static struct profile *one_bucket(const char *path, struct pwriter_opts *o, const struct cont_row *rows, size_t n)
+{
+	struct profile *p = NULL;
+	struct pwriter *w;
+	char msg[256] = "";
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	o->fd = fileno(f);
+	assert_int_equal(pwriter__new(&w, o), 0);
+	assert_int_equal(pwriter__bucket(w, 0, 10, rows, n), 0);
+	pwriter__free(w);
+	fclose(f);
+	assert_int_equal(profile__read(path, &p, msg, sizeof(msg)), 0);
+	return p;
+}
+
 /* Without symbols a caller is its first frame's address. */
 static void test_no_ksyms(void **state)
 {
@@ -540,21 +558,11 @@ static void test_no_ksyms(void **state)
 	struct pwriter_opts o = { .fetch_stack = fx_fetch_stack, .fetch_ctx = &ctx };
 	struct lock_row_key k;
 	struct lock_row_val v;
-	struct profile *p = NULL;
-	struct pwriter *w;
-	char msg[256] = "";
-	FILE *f = fopen(fx->path, "w");
+	struct profile *p;
 
-	assert_non_null(f);
-	o.fd = fileno(f);
 	fx_bucket1(b1);
-	assert_int_equal(pwriter__new(&w, &o), 0);
-	assert_int_equal(pwriter__bucket(w, 0, 10, b1, FX_BUCKET1_ROWS), 0);
-	pwriter__free(w);
-	fclose(f);
+	p = one_bucket(fx->path, &o, b1, FX_BUCKET1_ROWS);
 	assert_true(ctx.calls > 0);
-
-	assert_int_equal(profile__read(fx->path, &p, msg, sizeof(msg)), 0);
 	assert_false(p->has_end);
 	assert_int_equal(p->nbuckets, 1);
 	assert_true(profile__duration_ns(p) == 10);
@@ -567,6 +575,52 @@ static void test_no_ksyms(void **state)
 	assert_true(fx_find_row(p, FX_RQ_LOCK, 2, LCB_F_SPIN, &k, &v));
 	assert_string_equal(profile__str(p, k.name), "0xffff88823fc2c000");
 	assert_non_null(profile__stack(p, 1));
+	profile__free(p);
+}
+
+/* A lock on a stack, as lockname names it: the writer adds each row's caller. */
+static int stack_name_lock(void *ctx, uint64_t addr, char *buf, size_t len)
+{
+	(void)ctx;
+	if (addr != 0xffffc900018c7cc0ULL)
+		return -ENOENT;
+	snprintf(buf, len, LOCK_NAME_STACK);
+	return 0;
+}
+
+/*
+ * Static locks without a data symbol are vmlinux+0xOFFSET (from _stext),
+ * a heap lock stays an address, and a stack's lock is [stack]@ the
+ * function of each row's own caller, whatever was seen first at that address.
+ */
+static void test_static_and_stack_names(void **state)
+{
+	struct fixture *fx = *state;
+	struct fx_fetch_ctx ctx = { 0 };
+	struct cont_row rows[4] = {
+		fx_row(FX_DATA_END + 0x1c8, 1, LCB_F_SPIN, 0, 1, 100, 100, 100),
+		fx_row(0xffff888100009000ULL, 1, LCB_F_SPIN, 0, 1, 100, 100, 100),
+		fx_row(0xffffc900018c7cc0ULL, 1, LCB_F_SPIN, 0, 1, 100, 100, 100),
+		fx_row(0xffffc900018c7cc0ULL, 2, LCB_F_SPIN, 0, 1, 100, 100, 100),
+	};
+	struct pwriter_opts o = { .name_lock = stack_name_lock, .fetch_stack = fx_fetch_stack, .fetch_ctx = &ctx };
+	struct ksyms ks;
+	struct lock_row_key k;
+	struct lock_row_val v;
+	struct profile *p;
+
+	assert_int_equal(fx_ksyms(&ks), 0);
+	o.ksyms = &ks;
+	p = one_bucket(fx->path, &o, rows, 4);
+	ksyms_free(&ks);
+	assert_true(fx_find_row(p, FX_DATA_END + 0x1c8, 1, LCB_F_SPIN, &k, &v));
+	assert_string_equal(profile__str(p, k.name), "vmlinux+0x20011c8");
+	assert_true(fx_find_row(p, 0xffff888100009000ULL, 1, LCB_F_SPIN, &k, &v));
+	assert_string_equal(profile__str(p, k.name), "0xffff888100009000");
+	assert_true(fx_find_row(p, 0xffffc900018c7cc0ULL, 1, LCB_F_SPIN, &k, &v));
+	assert_string_equal(profile__str(p, k.name), "[stack]@alloc_fd");
+	assert_true(fx_find_row(p, 0xffffc900018c7cc0ULL, 2, LCB_F_SPIN, &k, &v));
+	assert_string_equal(profile__str(p, k.name), "[stack]@do_sys_open");
 	profile__free(p);
 }
 
@@ -663,6 +717,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_byte_flips, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_payload_flips, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_critical_chunk, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_static_and_stack_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_optional_chunk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malformed_chunks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_ksyms, setup, teardown),

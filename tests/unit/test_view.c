@@ -497,10 +497,16 @@ static void test_view_callers(void **state)
 
 #define FX_ANON_ONLY_UNSAMPLED	0xffff888100004000ULL
 
-/* A profile of these buckets of rows, 1 ns each; NULL on error. */
+/* A profile of these buckets of rows, with the fixture's symbols; NULL on error. */
+static struct profile *written_named(const struct cont_row *const *buckets, const size_t *n, size_t nbuckets,
+				     int (*name_lock)(void *ctx, uint64_t addr, char *buf, size_t len))
+{
+	return fx_written_named(buckets, n, nbuckets, 1, name_lock);
+}
+
 static struct profile *written(const struct cont_row *const *buckets, const size_t *n, size_t nbuckets)
 {
-	return fx_written(buckets, n, nbuckets, 1);
+	return written_named(buckets, n, nbuckets, NULL);
 }
 
 static void anon_rows(struct cont_row *first, struct cont_row *later)
@@ -534,6 +540,52 @@ static void test_view_anon_busiest(void **state)
 	assert_non_null(find_lock(&v, "0xffff888100003000@alloc_fd", LCB_F_READ));
 	assert_non_null(find_lock(&v, "0xffff888100004000", LCB_F_SPIN));
 	assert_int_equal(v.nlocks, 3);
+	lock_view__free(&v);
+	profile__free(p);
+}
+
+/* Two elements of one array, as lockname or a System.map would name them. */
+static int array_name_lock(void *ctx, uint64_t addr, char *buf, size_t len)
+{
+	(void)ctx;
+	if (addr != FX_ANON_MUTEX && addr != FX_ANON_RWSEM)
+		return -ENOENT;
+	snprintf(buf, len, "bit_wait_table[%d]", addr == FX_ANON_MUTEX ? 3 : 7);
+	return 0;
+}
+
+/* --fold-arrays: table[3] and table[7] are one row, table[], their waits added. */
+static void test_view_fold_arrays(void **state)
+{
+	struct cont_row rows[3] = {
+		fx_row(FX_ANON_MUTEX, 1, LCB_F_SPIN, 0, 2, 300, 100, 200),
+		fx_row(FX_ANON_RWSEM, 1, LCB_F_SPIN, 0, 3, 3000, 50, 2000),
+		fx_row(FX_ANON_RWSEM, 2, LCB_F_SPIN, 0, 1, 40, 40, 40),
+	};
+	const struct cont_row *buckets[] = { rows };
+	const size_t n[] = { 3 };
+	struct lock_filter fold = { .pid = -1, .fold_arrays = true };
+	const struct lock_entry *e;
+	struct profile *p;
+	struct lock_view v;
+
+	(void)state;
+	p = written_named(buckets, n, 1, array_name_lock);
+	assert_non_null(p);
+	assert_int_equal(lock_view__build(&v, p, &any), 0);
+	assert_int_equal(v.nlocks, 2);
+	assert_non_null(find_lock(&v, "bit_wait_table[3]", LCB_F_SPIN));
+	assert_non_null(find_lock(&v, "bit_wait_table[7]", LCB_F_SPIN));
+	lock_view__free(&v);
+	assert_int_equal(lock_view__build(&v, p, &fold), 0);
+	assert_int_equal(v.nlocks, 1);
+	e = find_lock(&v, "bit_wait_table[]", LCB_F_SPIN);
+	assert_non_null(e);
+	assert_true(e->v.count == 6);
+	assert_true(e->v.total_ns == 3340);
+	assert_true(e->v.min_ns == 40);
+	assert_true(e->v.max_ns == 2000);
+	assert_int_equal(e->ncallers, 2);
 	lock_view__free(&v);
 	profile__free(p);
 }
@@ -668,6 +720,7 @@ int main(void)
 		cmocka_unit_test(test_view_callers),
 		cmocka_unit_test(test_view_anon_busiest),
 		cmocka_unit_test(test_view_anon_named_from),
+		cmocka_unit_test(test_view_fold_arrays),
 		cmocka_unit_test(test_view_rows_add_up),
 		cmocka_unit_test_setup_teardown(test_view_empty, setup_profile, teardown_profile),
 	};

@@ -176,6 +176,11 @@ busybox --list-full | while read -r a; do
 	[ -e "$r/$a" ] || ln -s /usr/bin/busybox "$r/$a"
 done
 cp "$build/lockstat" "$r/usr/bin/lockstat"
+# The package's System.map, where a Debian system has it (t0120-names.sh
+# names static locks through it with kallsyms' data symbols ignored).
+for m in "$(dirname "$kernel")"/System.map-*; do
+	[ -f "$m" ] && mkdir -p "$r/boot" && cp "$m" "$r/boot/"
+done
 for w in "$build"/workloads/*; do
 	[ -f "$w" ] && [ -x "$w" ] && cp "$w" "$r/usr/lib/lockstat/workloads/"
 done
