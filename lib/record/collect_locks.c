@@ -344,8 +344,10 @@ static int add_inflight(struct locks *l, const struct cont_pending *p, uint64_t 
 	return 0;
 }
 
-/* The tasks still waiting, from the task iterator: one struct cont_pending each. */
-static int close_sleeping(struct locks *l, uint64_t stop, size_t *n)
+typedef int (*pending_fn)(struct locks *l, const struct cont_pending *p, void *arg);
+
+/* The tasks waiting now, from the task iterator: fn on each one's struct cont_pending. */
+static int each_sleeping(struct locks *l, pending_fn fn, void *arg)
 {
 	struct bpf_link *link = bpf_program__attach_iter(l->skel->progs.waiting_tasks, NULL);
 	struct cont_pending p;
@@ -361,7 +363,7 @@ static int close_sleeping(struct locks *l, uint64_t stop, size_t *n)
 		return err;
 	}
 	while (!err && (got = read(fd, &p, sizeof(p))) == sizeof(p))
-		err = add_inflight(l, &p, stop, n);
+		err = fn(l, &p, arg);
 	if (!err && got != 0)
 		err = got < 0 ? -errno : -EIO;
 	close(fd);
@@ -369,7 +371,8 @@ static int close_sleeping(struct locks *l, uint64_t stop, size_t *n)
 	return err;
 }
 
-static int close_spinning(struct locks *l, uint64_t stop, size_t *n)
+/* The CPUs' spinning waits now: fn on each. */
+static int each_spinning(struct locks *l, pending_fn fn, void *arg)
 {
 	struct cont_pending_spin *ps = calloc(l->ncpus, sizeof(*ps));
 	__u32 zero = 0, d;
@@ -377,17 +380,24 @@ static int close_spinning(struct locks *l, uint64_t stop, size_t *n)
 
 	if (!ps)
 		return -ENOMEM;
-	if (bpf_map__lookup_elem(l->skel->maps.pending_spin, &zero, sizeof(zero), ps,
-				 sizeof(*ps) * l->ncpus, 0))
-		goto out;
-	/* As in BPF: a spin older than a second lost its end; do not close it. */
-	for (cpu = 0; cpu < l->ncpus && !err; cpu++)
-		for (d = 0; d < ps[cpu].depth && d < LS_PENDING_SPIN_DEPTH && !err; d++)
-			if (stop - ps[cpu].slot[d].start_ns < 1000000000ULL)
-				err = add_inflight(l, &ps[cpu].slot[d], stop, n);
-out:
+	if (!bpf_map__lookup_elem(l->skel->maps.pending_spin, &zero, sizeof(zero), ps,
+				  sizeof(*ps) * l->ncpus, 0))
+		for (cpu = 0; cpu < l->ncpus && !err; cpu++)
+			for (d = 0; d < ps[cpu].depth && d < LS_PENDING_SPIN_DEPTH && !err; d++)
+				err = fn(l, &ps[cpu].slot[d], arg);
 	free(ps);
 	return err;
+}
+
+static int close_one(struct locks *l, const struct cont_pending *p, void *arg)
+{
+	return add_inflight(l, p, l->stop_ns, arg);
+}
+
+/* As in BPF: a spin older than a second lost its end; do not close it. */
+static int close_spin(struct locks *l, const struct cont_pending *p, void *arg)
+{
+	return l->stop_ns - p->start_ns < 1000000000ULL ? close_one(l, p, arg) : 0;
 }
 
 /* The maps stop changing; what is still waiting now is closed at this time. */
@@ -421,9 +431,9 @@ static int locks_drain(struct collector *c, void *priv, struct snapshot *s, bool
 	l->drain = c->ndrains;
 	err = drain_rows(c, l, &s->ncont);
 	if (!err && final)
-		err = close_sleeping(l, l->stop_ns, &s->ncont);
+		err = each_sleeping(l, close_one, &s->ncont);
 	if (!err && final)
-		err = close_spinning(l, l->stop_ns, &s->ncont);
+		err = each_spinning(l, close_spin, &s->ncont);
 	if (!err)
 		err = lockname__prepare(l->names, l->rows, s->ncont);
 	if (!err && final)
@@ -441,28 +451,28 @@ static int stack_set_add(struct htab *set, uint64_t stack)
 	return htab_get(set, &stack, NULL) ? 0 : -ENOMEM;
 }
 
-static int spinning_stacks(struct locks *l, struct htab *stacks)
-{
-	struct cont_pending_spin *ps = calloc(l->ncpus, sizeof(*ps));
-	__u32 zero = 0, d;
-	int cpu, err = 0;
+/* The stacks and tasks kept for the rows to come, in two sets. */
+struct live_sets {
+	struct htab *stacks, *tids;
+};
 
-	if (!ps)
-		return -ENOMEM;
-	if (!bpf_map__lookup_elem(l->skel->maps.pending_spin, &zero, sizeof(zero), ps, sizeof(*ps) * l->ncpus, 0))
-		for (cpu = 0; cpu < l->ncpus && !err; cpu++)
-			for (d = 0; d < ps[cpu].depth && d < LS_PENDING_SPIN_DEPTH && !err; d++)
-				err = stack_set_add(stacks, ps[cpu].slot[d].key.stack);
-	free(ps);
-	return err;
+static int live_add(struct locks *l, const struct cont_pending *p, void *arg)
+{
+	const struct live_sets *live = arg;
+
+	(void)l;
+	return stack_set_add(live->stacks, p->key.stack) ?: u32_set_add(live->tids, p->key.tid);
 }
 
 /*
- * The stacks and tasks of the rows left, and of the spinning waits in
- * progress (the sleeping ones are in task storage, which has no walk).
+ * The stacks and tasks of the rows left, and of the waits in progress:
+ * a wait's row is made at its end (a sleeping one's always), and a
+ * stack pruned before then would leave its caller "[stack lost]", a
+ * task's comm "?".
  */
 static int live_keys(struct locks *l, struct htab *stacks, struct htab *tids)
 {
+	struct live_sets live = { stacks, tids };
 	struct cont_key key, next;
 	const void *prev = NULL;
 	int err = 0;
@@ -472,7 +482,9 @@ static int live_keys(struct locks *l, struct htab *stacks, struct htab *tids)
 		prev = &key;
 		err = stack_set_add(stacks, key.stack) ?: u32_set_add(tids, key.tid);
 	}
-	return err ?: spinning_stacks(l, stacks);
+	if (!err)
+		err = each_spinning(l, live_add, &live);
+	return err ?: each_sleeping(l, live_add, &live);
 }
 
 /* The waits a row counted between the last drain and its trim. */
