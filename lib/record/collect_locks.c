@@ -27,7 +27,9 @@ _Static_assert(sizeof(struct stack_sampler) == 40 + 8 * LS_SAMPLER_SLOTS + 8 * L
 /* BPF's counters, in struct cont_lost's order, then the kernel's skips of our programs. */
 static const char *const lost_names[] = {
 	"missing_begin", "nested_dropped", "stale_begin", "pending_full",
-	"stacks_full", "stack_error", "map_full", "targets_full", "in_probe",
+	"stacks_full", "stack_error", "map_full",
+	"map_full_sampled",
+	"targets_full", "in_probe",
 	"recursion_begin", "recursion_end",
 };
 
@@ -99,10 +101,12 @@ static int load_and_attach(struct collector *c, struct locks *l, bool btf)
 	set_sampler_rodata(s->rodata, o->stack_rate);
 	bpf_program__set_autoattach(s->progs.waiting_tasks, false);
 	s->rodata->lockname_slab = lockname__want_slab(l->names);
-	if (o->stats_entries)
-		bpf_map__set_max_entries(s->maps.stats, o->stats_entries);
+	/* -M: as many stacks as rows, as the sampler keeps (a row has one). */
+	err = o->stats_entries ? bpf_map__set_max_entries(s->maps.stats, o->stats_entries) ?:
+				 size_shared_map("locks", s->maps.stacks, o->stats_entries, c->ncpus) : 0;
 	select_programs(s, btf);
-	err = collector_prepare_object(c, s->obj);
+	if (!err)
+		err = collector_prepare_object(c, s->obj);
 	if (!err)
 		err = reuse_guard(c, s->maps.guard);
 	if (!err)

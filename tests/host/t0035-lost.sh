@@ -117,6 +117,8 @@ ttyctl hold && record_p pending.data -v -v -t -M 64 --stack-rate 0 -d 60 &&
 	sleep 2.5 && ttyctl release
 stop_rec
 check "a trim while waits sleep: record exits 0 ($?)" test $? = 0
+check "-M 64: the locks' stacks map holds 64 stacks too (-v: $(grep '^locks: stacks holds' pending.data.err))" \
+	grep -q '^locks: stacks holds 64 rows$' pending.data.err
 trims=$(grep -c '^locks: removed [0-9]* rows idle longest' pending.data.err)
 check "the locks' rows were trimmed while 2 waits slept ($trims trims)" test "$trims" -ge 1
 "$LOCKSTAT" report -i pending.data -f json >pending.json
