@@ -576,8 +576,11 @@ static __always_inline void charge_waker(struct ulock_thread *t, __u32 tgid, __u
 
 /*
  * A wait the locks this thread holds were not held for: their own (in
- * the lock call, or taking a mutex back after a condition wait), and
- * condition waits (the mutex is let go for them).
+ * the lock call, or taking a mutex back after a condition wait), and a
+ * condition wait, the mutex's it let go (the pthread_cond_*wait uprobe
+ * says which); the other locks the thread holds stay held through it.
+ * Where that uprobe is not on, the mutex is unknown: every lock the
+ * thread holds is taken to be let go (cond_wait_ns).
  */
 static __always_inline void charge_holds(struct ulock_thread *t, __u32 tid, __u64 d)
 {
@@ -585,8 +588,11 @@ static __always_inline void charge_holds(struct ulock_thread *t, __u32 tid, __u6
 	struct hold_pending *p;
 
 	if (t->wait_kind == ULK_COND) {
-		t->cond_wait_ns += d;
-		return;
+		if (!t->cond_mutex) {
+			t->cond_wait_ns += d;
+			return;
+		}
+		hk.lock = t->cond_mutex;
 	}
 	p = bpf_map_lookup_elem(&holding, &hk);
 	if (p)
@@ -875,6 +881,24 @@ SEC("uprobe")
 int BPF_KPROBE(spin_lock, void *lock)
 {
 	return on_lock(ctx, (__u64)lock, ULK_SPIN);
+}
+
+/*
+ * pthread_cond_wait, timedwait, clockwait (cond, mutex, ...): the mutex
+ * this thread's condition waits let go, until its next one.
+ */
+SEC("uprobe")
+int BPF_KPROBE(cond_wait, void *cond, void *mutex)
+{
+	struct ulock_thread *t;
+	struct scratch *s;
+	__u32 tgid, tid;
+
+	count_hit();
+	if (!wanted(&tgid, &tid) || !(s = scratch_buf()) || !(t = thread_of(tid, s)))
+		return 0;
+	t->cond_mutex = (__u64)mutex;
+	return 0;
 }
 
 /* pthread_mutex_unlock, pthread_rwlock_unlock, pthread_spin_unlock. */
