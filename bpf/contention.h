@@ -177,10 +177,10 @@ struct cont_lost {
 	__u64 nested_dropped;	/* spin nesting deeper than LS_PENDING_SPIN_DEPTH */
 	__u64 stale_begin;	/* a begin replaced a wait that never ended */
 	__u64 pending_full;	/* no task storage for a sleeping wait */
+	__u64 map_full_sampled;	/* stats map full: a sampled wait counted in another row of its lock */
 	__u64 stacks_full;	/* stacks map full: a sampled wait without its stack */
 	__u64 stack_error;	/* bpf_get_stack failed */
 	__u64 map_full;		/* stats map full: the wait was not counted */
-	__u64 map_full_sampled;	/* stats map full: a sampled wait counted in another row of its lock */
 	__u64 targets_full;	/* a child of the workload could not be followed */
 	__u64 in_probe;		/* a wait begun while one of our programs ran on its CPU */
 };

@@ -27,9 +27,8 @@ _Static_assert(sizeof(struct stack_sampler) == 40 + 8 * LS_SAMPLER_SLOTS + 8 * L
 /* BPF's counters, in struct cont_lost's order, then the kernel's skips of our programs. */
 static const char *const lost_names[] = {
 	"missing_begin", "nested_dropped", "stale_begin", "pending_full",
-	"stacks_full", "stack_error", "map_full",
 	"map_full_sampled",
-	"targets_full", "in_probe",
+	"stacks_full", "stack_error", "map_full", "targets_full", "in_probe",
 	"recursion_begin", "recursion_end",
 };
 
@@ -324,30 +323,6 @@ static int drain_rows(struct collector *c, struct locks *l, size_t *n)
 	return err;
 }
 
-static int add_inflight(struct locks *l, const struct cont_pending *p, uint64_t stop, size_t *n)
-{
-	struct cont_row *r;
-	uint64_t wait;
-
-	if (!p->start_ns || p->start_ns > stop)
-		return 0;
-	r = new_row(l, n);
-	if (!r || row_key(l, &p->key, &r->key))
-		return -ENOMEM;
-	wait = stop - p->start_ns;
-	r->val.count = 1;
-	r->val.total_ns = r->val.min_ns = r->val.max_ns = wait;
-	r->val.hist[log2_slot(wait, LS_HIST_SLOTS)] = 1;
-	if (cont_key_shift(p->key.bits)) {	/* as BPF's add_square() */
-		unsigned __int128 sq = (unsigned __int128)wait * wait;
-
-		r->val.sumsq_lo = (uint64_t)sq;
-		r->val.sumsq_hi = (uint64_t)(sq >> 64);
-	}
-	fill_comm(l, r);
-	return 0;
-}
-
 typedef int (*pending_fn)(struct locks *l, const struct cont_pending *p, void *arg);
 
 /* The tasks waiting now, from the task iterator: fn on each one's struct cont_pending. */
@@ -375,8 +350,54 @@ static int each_sleeping(struct locks *l, pending_fn fn, void *arg)
 	return err;
 }
 
-/* The CPUs' spinning waits now: fn on each. */
-static int each_spinning(struct locks *l, pending_fn fn, void *arg)
+static int add_inflight(struct locks *l, const struct cont_pending *p, uint64_t stop, size_t *n);
+
+/* A wait still in progress at the stop, closed then: a row more. */
+struct closing {
+	uint64_t stop;
+	size_t *n;
+};
+
+static int close_one(struct locks *l, const struct cont_pending *p, void *arg)
+{
+	const struct closing *c = arg;
+
+	return add_inflight(l, p, c->stop, c->n);
+}
+
+static int add_inflight(struct locks *l, const struct cont_pending *p, uint64_t stop, size_t *n)
+{
+	struct cont_row *r;
+	uint64_t wait;
+
+	if (!p->start_ns || p->start_ns > stop)
+		return 0;
+	r = new_row(l, n);
+	if (!r || row_key(l, &p->key, &r->key))
+		return -ENOMEM;
+	wait = stop - p->start_ns;
+	r->val.count = 1;
+	r->val.total_ns = r->val.min_ns = r->val.max_ns = wait;
+	r->val.hist[log2_slot(wait, LS_HIST_SLOTS)] = 1;
+	if (cont_key_shift(p->key.bits)) {	/* as BPF's add_square() */
+		unsigned __int128 sq = (unsigned __int128)wait * wait;
+
+		r->val.sumsq_lo = (uint64_t)sq;
+		r->val.sumsq_hi = (uint64_t)(sq >> 64);
+	}
+	fill_comm(l, r);
+	return 0;
+}
+
+/* The tasks still waiting, from the task iterator: one struct cont_pending each. */
+static int close_sleeping(struct locks *l, uint64_t stop, size_t *n)
+{
+	struct closing c = { stop, n };
+
+	return each_sleeping(l, close_one, &c);
+}
+
+static int close_spinning(struct locks *l, uint64_t stop, size_t *n)
 {
 	struct cont_pending_spin *ps = calloc(l->ncpus, sizeof(*ps));
 	__u32 zero = 0, d;
@@ -384,24 +405,17 @@ static int each_spinning(struct locks *l, pending_fn fn, void *arg)
 
 	if (!ps)
 		return -ENOMEM;
-	if (!bpf_map__lookup_elem(l->skel->maps.pending_spin, &zero, sizeof(zero), ps,
-				  sizeof(*ps) * l->ncpus, 0))
-		for (cpu = 0; cpu < l->ncpus && !err; cpu++)
-			for (d = 0; d < ps[cpu].depth && d < LS_PENDING_SPIN_DEPTH && !err; d++)
-				err = fn(l, &ps[cpu].slot[d], arg);
+	if (bpf_map__lookup_elem(l->skel->maps.pending_spin, &zero, sizeof(zero), ps,
+				 sizeof(*ps) * l->ncpus, 0))
+		goto out;
+	/* As in BPF: a spin older than a second lost its end; do not close it. */
+	for (cpu = 0; cpu < l->ncpus && !err; cpu++)
+		for (d = 0; d < ps[cpu].depth && d < LS_PENDING_SPIN_DEPTH && !err; d++)
+			if (stop - ps[cpu].slot[d].start_ns < 1000000000ULL)
+				err = add_inflight(l, &ps[cpu].slot[d], stop, n);
+out:
 	free(ps);
 	return err;
-}
-
-static int close_one(struct locks *l, const struct cont_pending *p, void *arg)
-{
-	return add_inflight(l, p, l->stop_ns, arg);
-}
-
-/* As in BPF: a spin older than a second lost its end; do not close it. */
-static int close_spin(struct locks *l, const struct cont_pending *p, void *arg)
-{
-	return l->stop_ns - p->start_ns < 1000000000ULL ? close_one(l, p, arg) : 0;
 }
 
 /* The maps stop changing; what is still waiting now is closed at this time. */
@@ -435,9 +449,9 @@ static int locks_drain(struct collector *c, void *priv, struct snapshot *s, bool
 	l->drain = c->ndrains;
 	err = drain_rows(c, l, &s->ncont);
 	if (!err && final)
-		err = each_sleeping(l, close_one, &s->ncont);
+		err = close_sleeping(l, l->stop_ns, &s->ncont);
 	if (!err && final)
-		err = each_spinning(l, close_spin, &s->ncont);
+		err = close_spinning(l, l->stop_ns, &s->ncont);
 	if (!err)
 		err = lockname__prepare(l->names, l->rows, s->ncont);
 	if (!err && final)
@@ -453,6 +467,22 @@ static int stack_set_add(struct htab *set, uint64_t stack)
 	if (stack == LS_STACK_NONE || stack == LS_STACK_ERR)
 		return 0;
 	return htab_get(set, &stack, NULL) ? 0 : -ENOMEM;
+}
+
+static int spinning_stacks(struct locks *l, struct htab *stacks)
+{
+	struct cont_pending_spin *ps = calloc(l->ncpus, sizeof(*ps));
+	__u32 zero = 0, d;
+	int cpu, err = 0;
+
+	if (!ps)
+		return -ENOMEM;
+	if (!bpf_map__lookup_elem(l->skel->maps.pending_spin, &zero, sizeof(zero), ps, sizeof(*ps) * l->ncpus, 0))
+		for (cpu = 0; cpu < l->ncpus && !err; cpu++)
+			for (d = 0; d < ps[cpu].depth && d < LS_PENDING_SPIN_DEPTH && !err; d++)
+				err = stack_set_add(stacks, ps[cpu].slot[d].key.stack);
+	free(ps);
+	return err;
 }
 
 /* The stacks and tasks kept for the rows to come, in two sets. */
@@ -487,7 +517,7 @@ static int live_keys(struct locks *l, struct htab *stacks, struct htab *tids)
 		err = stack_set_add(stacks, key.stack) ?: u32_set_add(tids, key.tid);
 	}
 	if (!err)
-		err = each_spinning(l, live_add, &live);
+		err = spinning_stacks(l, stacks);
 	return err ?: each_sleeping(l, live_add, &live);
 }
 
