@@ -365,20 +365,43 @@ static void add_square(struct cont_val *v, __u64 w)
  * is made here. Should the allocation contend, the nested wait is
  * refused at begin (the guard) rather than left pending, since this
  * program cannot re-enter itself to end it.
+ *
+ * A full map would drop exactly the sampled waits (a stack makes a new
+ * row), the lock's totals and its callers' estimates low: such a wait
+ * goes to a row its lock has (cont_key_fallback), counted apart, and
+ * only a wait that finds none of them is lost. *bits: the row's key bits.
  */
-static void account(const struct cont_key *key, __u64 delta)
+static struct cont_val *row_of(const struct cont_key *key, __u32 *bits)
 {
 	struct cont_val *v = bpf_map_lookup_elem(&stats, key);
-	__u32 slot;
+	struct cont_key k;
+	int i;
 
+	*bits = key->bits;
+	if (v)
+		return v;
+	make_row(key);
+	v = bpf_map_lookup_elem(&stats, key);
+	k = *key;
+	for (i = 0; !v && i < 2 && cont_key_fallback(&k); i++)
+		v = bpf_map_lookup_elem(&stats, &k);
 	if (!v) {
-		make_row(key);
-		v = bpf_map_lookup_elem(&stats, key);
-		if (!v) {
-			count_lost(&lost.map_full);
-			return;
-		}
+		count_lost(&lost.map_full);
+		return NULL;
 	}
+	if (i)
+		count_lost(&lost.map_full_sampled);
+	*bits = k.bits;
+	return v;
+}
+
+static void account(const struct cont_key *key, __u64 delta)
+{
+	__u32 slot, bits;
+	struct cont_val *v = row_of(key, &bits);
+
+	if (!v)
+		return;
 	/* Other CPUs' copies of a new per-CPU row start zeroed, min included. */
 	if (!v->count || delta < v->min_ns)
 		v->min_ns = delta;
@@ -390,7 +413,7 @@ static void account(const struct cont_key *key, __u64 delta)
 	barrier_var(slot);
 	if (slot < LS_HIST_SLOTS)
 		v->hist[slot]++;
-	if (key->bits & (CK_SHIFT_MASK << CK_SHIFT_SHIFT))
+	if (bits & (CK_SHIFT_MASK << CK_SHIFT_SHIFT))
 		add_square(v, delta);
 }
 

@@ -106,6 +106,28 @@ static inline __attribute__((always_inline)) __u32 cont_key_err(__u32 bits)
 	return bits >> CK_ERR_SHIFT;
 }
 
+/*
+ * A sampled wait that finds the map of rows full, with no row of its own
+ * yet, is counted in a row its lock may have already: first its row of
+ * lost stacks (LS_STACK_ERR), at the wait's own weight, so that the
+ * callers' estimate stays whole with the wait's caller unknown; then its
+ * unsampled row (stack and shift 0): the lock's exact figures stay exact,
+ * its callers' estimate misses the wait. Each call steps key to the next
+ * such row; false when there is none (an unsampled wait's own row).
+ */
+static inline __attribute__((always_inline)) int cont_key_fallback(struct cont_key *k)
+{
+	if (k->stack == LS_STACK_NONE)
+		return 0;
+	if (k->stack != LS_STACK_ERR) {
+		k->stack = LS_STACK_ERR;
+		return 1;
+	}
+	k->stack = LS_STACK_NONE;
+	k->bits &= ~(CK_SHIFT_MASK << CK_SHIFT_SHIFT);
+	return 1;
+}
+
 _Static_assert(LOCK_CLASS__COUNT <= CK_CLASS_MASK + 1, "a lock class fits cont_key.bits");
 _Static_assert(LS_MAX_SHIFT <= CK_SHIFT_MASK, "a sampling shift fits cont_key.bits");
 
@@ -155,6 +177,7 @@ struct cont_lost {
 	__u64 nested_dropped;	/* spin nesting deeper than LS_PENDING_SPIN_DEPTH */
 	__u64 stale_begin;	/* a begin replaced a wait that never ended */
 	__u64 pending_full;	/* no task storage for a sleeping wait */
+	__u64 map_full_sampled;	/* stats map full: a sampled wait counted in another row of its lock */
 	__u64 stacks_full;	/* stacks map full: a sampled wait without its stack */
 	__u64 stack_error;	/* bpf_get_stack failed */
 	__u64 map_full;		/* stats map full: the wait was not counted */

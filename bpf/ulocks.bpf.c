@@ -145,20 +145,27 @@ struct {
 	__uint(max_entries, 1);
 } uprobe_hits SEC(".maps");
 
-/* Scratch for the big structs: the BPF stack is 512 bytes. */
+/*
+ * Scratch for the big structs: the BPF stack is 512 bytes. Only for the
+ * tracepoint programs, which run with preemption off: a uprobe program
+ * runs with only migration off (bpf_prog_run_array_uprobe, 6.0 on), so
+ * on a preemptible kernel another task may run ours on its CPU while
+ * one is preempted, and a record built here would be half each task's.
+ * The uprobe programs build theirs on their own stack, and read here
+ * only the zeroes that nothing writes.
+ */
 struct scratch {
-	struct ulock_thread thread;
 	struct wake_rec wake;
 	struct ulock_key key;
 	struct uwake_key wkey;
-	struct hold_pending hold;
 	__u64 chain[LS_ULOCK_STACK_DEPTH];
 	__u64 found[LS_ULOCK_STACK_DEPTH];
 	__u64 words[64];	/* SCAN_WORDS */
-	/* Never written: the zeroed first value of a new row. */
+	/* Never written: the zeroed first value of a new row or thread. */
 	struct ulock_wait zero_wait;
 	struct uwake_val zero_wake;
 	struct uhold_val zero_hold;
+	struct ulock_thread zero_thread;
 };
 
 struct {
@@ -190,6 +197,15 @@ static __always_inline struct ulock_lost *lost(void)
 	return bpf_map_lookup_elem(&ulock_lost, &zero);
 }
 
+/* Per-CPU, but a uprobe program may be preempted between a load and its store. */
+#define count_lost(field)					\
+	do {							\
+		struct ulock_lost *__l = lost();		\
+								\
+		if (__l)					\
+			__sync_fetch_and_add(&__l->field, 1);	\
+	} while (0)
+
 static __always_inline struct scratch *scratch_buf(void)
 {
 	__u32 zero = 0;
@@ -208,13 +224,12 @@ static __always_inline bool wanted(__u32 *tgid, __u32 *tid)
 /* The row of key in a per-CPU table, created zeroed the first time. */
 static __always_inline void *row_of(void *map, const void *key, const void *zero)
 {
-	struct ulock_lost *l;
 	void *v = bpf_map_lookup_elem(map, key);
 
 	if (v)
 		return v;
-	if (bpf_map_update_elem(map, key, zero, BPF_NOEXIST) && (l = lost()))
-		l->rows_full++;
+	if (bpf_map_update_elem(map, key, zero, BPF_NOEXIST))
+		count_lost(rows_full);
 	return bpf_map_lookup_elem(map, key);
 }
 
@@ -344,7 +359,6 @@ static __always_inline void syscall_stack(void *ctx, __u64 *frames, __u64 *at, s
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	__u64 ip = regs->ip, sp = regs->sp, bp = regs->bp, ret = 0, *found = s->found;
-	struct ulock_lost *l;
 	__u32 n, i, k;
 	long got;
 
@@ -366,8 +380,7 @@ static __always_inline void syscall_stack(void *ctx, __u64 *frames, __u64 *at, s
 		return;
 	got = bpf_get_stack(ctx, s->chain, LS_ULOCK_STACK_DEPTH * sizeof(__u64), BPF_F_USER_STACK);
 	if (got <= 0) {
-		if ((l = lost()))
-			l->stack_error++;
+		count_lost(stack_error);
 		return;
 	}
 	for (i = 1; i < LS_ULOCK_STACK_DEPTH; i++) {
@@ -382,18 +395,21 @@ static __always_inline void syscall_stack(void *ctx, __u64 *frames, __u64 *at, s
 static __always_inline struct ulock_thread *thread_of(__u32 tid, struct scratch *s)
 {
 	struct ulock_thread *t = bpf_map_lookup_elem(&threads, &tid);
-	struct ulock_lost *l;
 
 	if (t)
 		return t;
-	__builtin_memset(&s->thread, 0, sizeof(s->thread));
-	if (bpf_map_update_elem(&threads, &tid, &s->thread, BPF_NOEXIST) && (l = lost()))
-		l->threads_full++;
+	if (bpf_map_update_elem(&threads, &tid, &s->zero_thread, BPF_NOEXIST))
+		count_lost(threads_full);
 	return bpf_map_lookup_elem(&threads, &tid);
 }
 
-/* The thread's contended acquisition is over: one row for all its waits. */
-static __always_inline void close_contention(struct ulock_thread *t, __u32 tgid)
+/*
+ * The thread's contended acquisition is over: one row for all its waits,
+ * its key built in key (the scratch's, or a uprobe program's stack).
+ * The counts are added atomically (a uprobe program may be preempted on
+ * the row's CPU); a preempted minimum or maximum may lose to another's.
+ */
+static __always_inline void close_contention_in(struct ulock_thread *t, __u32 tgid, struct ulock_key *key)
 {
 	struct scratch *s = scratch_buf();
 	struct ulock_wait *v;
@@ -402,26 +418,35 @@ static __always_inline void close_contention(struct ulock_thread *t, __u32 tgid)
 
 	if (!t->lock || !s)
 		return;
-	s->key.lock = t->lock;
-	s->key.tgid = tgid;
-	s->key.kind = t->kind;
-	__builtin_memcpy(s->key.frames, t->frames, sizeof(s->key.frames));
+	key->lock = t->lock;
+	key->tgid = tgid;
+	key->kind = t->kind;
+	__builtin_memcpy(key->frames, t->frames, sizeof(key->frames));
 	t->lock = 0;
 	t->waited_ns = 0;
-	v = row_of(&wait_rows, &s->key, &s->zero_wait);
+	v = row_of(&wait_rows, key, &s->zero_wait);
 	if (!v)
 		return;
 	/* Other CPUs' copies of a new per-CPU row start zeroed, min included. */
 	if (!v->count || d < v->min_ns)
 		v->min_ns = d;
-	v->count++;
-	v->total_ns += d;
+	__sync_fetch_and_add(&v->count, 1);
+	__sync_fetch_and_add(&v->total_ns, d);
 	if (d > v->max_ns)
 		v->max_ns = d;
 	slot = log2_slot(d, LS_ULOCK_HIST_SLOTS);
 	barrier_var(slot);
 	if (slot < LS_ULOCK_HIST_SLOTS)
-		v->hist[slot]++;
+		__sync_fetch_and_add(&v->hist[slot], 1);
+}
+
+/* From a tracepoint program (preemption off): the key in the scratch. */
+static __always_inline void close_contention(struct ulock_thread *t, __u32 tgid)
+{
+	struct scratch *s = scratch_buf();
+
+	if (s)
+		close_contention_in(t, tgid, &s->key);
 }
 
 /*
@@ -551,8 +576,11 @@ static __always_inline void charge_waker(struct ulock_thread *t, __u32 tgid, __u
 
 /*
  * A wait the locks this thread holds were not held for: their own (in
- * the lock call, or taking a mutex back after a condition wait), and
- * condition waits (the mutex is let go for them).
+ * the lock call, or taking a mutex back after a condition wait), and a
+ * condition wait, the mutex's it let go (the pthread_cond_*wait uprobe
+ * says which); the other locks the thread holds stay held through it.
+ * Where that uprobe is not on, the mutex is unknown: every lock the
+ * thread holds is taken to be let go (cond_wait_ns).
  */
 static __always_inline void charge_holds(struct ulock_thread *t, __u32 tid, __u64 d)
 {
@@ -560,8 +588,11 @@ static __always_inline void charge_holds(struct ulock_thread *t, __u32 tid, __u6
 	struct hold_pending *p;
 
 	if (t->wait_kind == ULK_COND) {
-		t->cond_wait_ns += d;
-		return;
+		if (!t->cond_mutex) {
+			t->cond_wait_ns += d;
+			return;
+		}
+		hk.lock = t->cond_mutex;
 	}
 	p = bpf_map_lookup_elem(&holding, &hk);
 	if (p)
@@ -595,7 +626,6 @@ static __always_inline void on_wake(void *ctx, __u32 tgid, __u32 tid, __u64 uadd
 	struct word_key wk = { .uaddr = uaddr, .tgid = tgid };
 	struct scratch *s = scratch_buf();
 	struct ulock_thread *t;
-	struct ulock_lost *l;
 
 	if (!s || !(t = thread_of(tid, s)))
 		return;
@@ -605,8 +635,8 @@ static __always_inline void on_wake(void *ctx, __u32 tgid, __u32 tid, __u64 uadd
 	s->wake.ts = bpf_ktime_get_ns();
 	s->wake.tid = tid;
 	__builtin_memcpy(s->wake.frames, t->wake_frames, sizeof(s->wake.frames));
-	if (bpf_map_update_elem(&wakes, &wk, &s->wake, BPF_ANY) && (l = lost()))
-		l->wakes_full++;
+	if (bpf_map_update_elem(&wakes, &wk, &s->wake, BPF_ANY))
+		count_lost(wakes_full);
 }
 
 static __always_inline int futex_enter(void *ctx, __u64 uaddr, __u32 op, __u32 val, __u64 uaddr2)
@@ -718,7 +748,7 @@ static __always_inline void count_hit(void)
 	__u64 *n = bpf_map_lookup_elem(&uprobe_hits, &zero);
 
 	if (n)
-		(*n)++;
+		__sync_fetch_and_add(n, 1);
 }
 
 /*
@@ -730,7 +760,6 @@ static __always_inline void count_hit(void)
  */
 static __always_inline void entry_stack(struct pt_regs *ctx, __u64 *frames, __u64 *chain)
 {
-	struct ulock_lost *l;
 	__u64 ret = 0;
 	__u32 i, k = 1;
 	long got;
@@ -743,8 +772,7 @@ static __always_inline void entry_stack(struct pt_regs *ctx, __u64 *frames, __u6
 #endif
 	got = bpf_get_stack(ctx, chain, LS_ULOCK_STACK_DEPTH * sizeof(__u64), BPF_F_USER_STACK);
 	if (got <= 0) {
-		if ((l = lost()))
-			l->stack_error++;
+		count_lost(stack_error);
 		return;
 	}
 	for (i = 1; i < LS_ULOCK_STACK_DEPTH; i++) {
@@ -759,47 +787,48 @@ static __always_inline void entry_stack(struct pt_regs *ctx, __u64 *frames, __u6
 
 /*
  * A lock call: count the acquisition now (the call returns with the lock)
- * and remember when, with the thread's futex wait so far.
+ * and remember when, with the thread's futex wait so far. The record is
+ * built on this program's stack, not in the per-CPU scratch (see there).
  */
 static __always_inline int on_lock(struct pt_regs *ctx, __u64 lock, __u32 kind)
 {
 	struct hold_key hk = { .lock = lock };
+	__u64 chain[LS_ULOCK_STACK_DEPTH];
+	struct hold_pending hold = {};
 	struct uhold_val *v;
 	struct scratch *s;
 	struct ulock_thread *t;
-	struct ulock_lost *l;
 	__u32 tgid;
 
 	count_hit();
 	if (!wanted(&tgid, &hk.tid) || !(s = scratch_buf()))
 		return 0;
-	s->hold.start_ns = bpf_ktime_get_ns();
+	hold.start_ns = bpf_ktime_get_ns();
 	t = thread_of(hk.tid, s);
-	s->hold.cond_wait_ns = t ? t->cond_wait_ns : 0;
-	s->hold.own_wait_ns = 0;
+	hold.cond_wait_ns = t ? t->cond_wait_ns : 0;
 	if (t) {
 		t->in_lock = lock;
 		t->in_lock_kind = kind;
 	}
-	s->hold.row.lock = lock;
-	s->hold.row.tgid = tgid;
-	s->hold.row.kind = kind;
-	entry_stack(ctx, s->hold.row.frames, s->chain);
-	v = row_of(&hold_rows, &s->hold.row, &s->zero_hold);
+	hold.row.lock = lock;
+	hold.row.tgid = tgid;
+	hold.row.kind = kind;
+	entry_stack(ctx, hold.row.frames, chain);
+	v = row_of(&hold_rows, &hold.row, &s->zero_hold);
 	if (v)
-		v->acquired++;
-	if (bpf_map_update_elem(&holding, &hk, &s->hold, BPF_ANY) && (l = lost()))
-		l->holds_full++;
+		__sync_fetch_and_add(&v->acquired, 1);
+	if (bpf_map_update_elem(&holding, &hk, &hold, BPF_ANY))
+		count_lost(holds_full);
 	return 0;
 }
 
 static __always_inline int on_unlock(__u64 lock)
 {
 	struct hold_key hk = { .lock = lock };
+	struct ulock_key key;
 	struct hold_pending *p;
 	struct uhold_val *v;
 	struct ulock_thread *t;
-	struct ulock_lost *l;
 	__u64 hold, waited;
 	__u32 tgid;
 
@@ -808,13 +837,12 @@ static __always_inline int on_unlock(__u64 lock)
 		return 0;
 	t = bpf_map_lookup_elem(&threads, &hk.tid);
 	if (t && t->lock == lock)
-		close_contention(t, tgid);
+		close_contention_in(t, tgid, &key);
 	if (t && t->in_lock == lock)
 		t->in_lock = 0;
 	p = bpf_map_lookup_elem(&holding, &hk);
 	if (!p) {
-		if ((l = lost()))
-			l->unlock_unseen++;
+		count_lost(unlock_unseen);
 		return 0;
 	}
 	hold = bpf_ktime_get_ns() - p->start_ns;
@@ -822,8 +850,8 @@ static __always_inline int on_unlock(__u64 lock)
 	hold = hold > waited ? hold - waited : 0;
 	v = bpf_map_lookup_elem(&hold_rows, &p->row);
 	if (v) {
-		v->held++;
-		v->hold_ns += hold;
+		__sync_fetch_and_add(&v->held, 1);
+		__sync_fetch_and_add(&v->hold_ns, hold);
 		if (hold > v->hold_max_ns)
 			v->hold_max_ns = hold;
 	}
@@ -853,6 +881,24 @@ SEC("uprobe")
 int BPF_KPROBE(spin_lock, void *lock)
 {
 	return on_lock(ctx, (__u64)lock, ULK_SPIN);
+}
+
+/*
+ * pthread_cond_wait, timedwait, clockwait (cond, mutex, ...): the mutex
+ * this thread's condition waits let go, until its next one.
+ */
+SEC("uprobe")
+int BPF_KPROBE(cond_wait, void *cond, void *mutex)
+{
+	struct ulock_thread *t;
+	struct scratch *s;
+	__u32 tgid, tid;
+
+	count_hit();
+	if (!wanted(&tgid, &tid) || !(s = scratch_buf()) || !(t = thread_of(tid, s)))
+		return 0;
+	t->cond_mutex = (__u64)mutex;
+	return 0;
 }
 
 /* pthread_mutex_unlock, pthread_rwlock_unlock, pthread_spin_unlock. */

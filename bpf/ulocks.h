@@ -38,7 +38,7 @@ struct ulock_thread {
 	__u64 lock;		/* the contention in progress, 0 when none */
 	__u64 wait_start;	/* in a futex wait since (ktime), 0 when not */
 	__u64 waited_ns;	/* the merged waits of this contention */
-	__u64 cond_wait_ns;	/* its waits on condition variables: holds subtract them */
+	__u64 cond_wait_ns;	/* its waits on condition variables, of a mutex unknown */
 	__u64 wait_word;	/* the word of the wait in progress */
 	__u32 kind;
 	__u32 owner;		/* a mutex's __owner at the first wait */
@@ -51,6 +51,7 @@ struct ulock_thread {
 	__u64 in_lock;		/* uprobes: the lock of its last lock call, 0 after unlock */
 	__u32 in_lock_kind;
 	__u32 __pad;
+	__u64 cond_mutex;	/* uprobes: the mutex its last condition wait let go, 0: unknown */
 };
 
 /* A row of the wait and hold tables. */

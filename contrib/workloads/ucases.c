@@ -8,6 +8,9 @@
  *   --timed      pthread_mutex_timedlock() on timed_lock, held -H ms at a
  *                time by another thread: contended acquisitions of a
  *                mutex, though the wait is a FUTEX_WAIT_BITSET.
+ *   --cond       the holder of held_lock waits -H ms on a condition with
+ *                cond_lock: held_lock stays held through the wait,
+ *                cond_lock is let go for it.
  *   --churn N    a thread waits on churn_lock while N short threads each
  *                make one futex call and exit: its wait still counts.
  *   --dlopen     spins in libz's crc32() for -d seconds, unloads it, then
@@ -45,8 +48,10 @@ pthread_mutex_t outer_lock = PTHREAD_MUTEX_INITIALIZER;
 pthread_mutex_t inner_lock = PTHREAD_MUTEX_INITIALIZER;
 pthread_mutex_t timed_lock = PTHREAD_MUTEX_INITIALIZER;
 pthread_mutex_t churn_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t held_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t cond_lock = PTHREAD_MUTEX_INITIALIZER;
 
-enum mode { NONE, NESTED, TIMED, CHURN, DLOPEN, LIBC };
+enum mode { NONE, NESTED, TIMED, CHURN, DLOPEN, LIBC, COND };
 
 static struct {
 	enum mode mode;
@@ -60,7 +65,7 @@ static volatile unsigned int futex_word;
 
 static void usage(FILE *f)
 {
-	fputs("usage: " PROG " --nested|--timed|--churn N|--dlopen|--libc [-n ROUNDS] [-H MS] [-d SECS]\n"
+	fputs("usage: " PROG " --nested|--timed|--cond|--churn N|--dlopen|--libc [-n ROUNDS] [-H MS] [-d SECS]\n"
 	      "The user-side cases of a lock profiler, one a run (see the source's head).\n"
 	      "  -n ROUNDS  --nested and --timed: rounds (default 5)\n"
 	      "  -H MS      --nested and --timed: how long a lock is held (default 50)\n"
@@ -175,6 +180,51 @@ static void run_timed(void)
 		if (err)
 			die("pthread_mutex_timedlock", err);
 	}
+	pthread_join(t, NULL);
+}
+
+/* --- cond: a condition wait lets its own mutex go, not the others held --- */
+
+static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+static bool signalled;
+
+/* -H ms after each round's wait begins, end it. */
+static void *signal_rounds(void *arg)
+{
+	unsigned long i;
+
+	(void)arg;
+	for (i = 0; i < uc.rounds; i++) {
+		while (sem_wait(&go) && errno == EINTR)
+			;
+		sleep_ms(uc.hold_ms);
+		pthread_mutex_lock(&cond_lock);
+		signalled = true;
+		pthread_cond_signal(&cond);
+		pthread_mutex_unlock(&cond_lock);
+	}
+	return NULL;
+}
+
+static __attribute__((noinline)) void cond_round(void)
+{
+	pthread_mutex_lock(&held_lock);
+	pthread_mutex_lock(&cond_lock);
+	signalled = false;
+	sem_post(&go);
+	while (!signalled)
+		pthread_cond_wait(&cond, &cond_lock);
+	pthread_mutex_unlock(&cond_lock);
+	pthread_mutex_unlock(&held_lock);
+}
+
+static void run_cond(void)
+{
+	pthread_t t = start(signal_rounds, NULL);
+	unsigned long i;
+
+	for (i = 0; i < uc.rounds; i++)
+		cond_round();
 	pthread_join(t, NULL);
 }
 
@@ -322,7 +372,8 @@ static void parse_args(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "nested", no_argument, NULL, 'N' }, { "timed", no_argument, NULL, 'T' },
 		{ "churn", required_argument, NULL, 'C' }, { "dlopen", no_argument, NULL, 'D' },
-		{ "libc", no_argument, NULL, 'L' }, { "help", no_argument, NULL, 'h' },
+		{ "libc", no_argument, NULL, 'L' }, { "cond", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *end;
@@ -336,6 +387,7 @@ static void parse_args(int argc, char **argv)
 		case 'C': set_mode(CHURN); uc.rounds = parse_ulong(optarg, "--churn wants 1..1000000, not '%s'"); break;
 		case 'D': set_mode(DLOPEN); break;
 		case 'L': set_mode(LIBC); break;
+		case 'V': set_mode(COND); break;
 		case 'n': uc.rounds = parse_ulong(optarg, "-n wants 1..1000000, not '%s'"); break;
 		case 'H': uc.hold_ms = parse_ulong(optarg, "-H wants 1..1000000 ms, not '%s'"); break;
 		case 'd':
@@ -355,8 +407,9 @@ static void parse_args(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	static const char *const names[] = { "", "nested", "timed", "churn", "dlopen", "libc" };
-	static void (*const run[])(void) = { NULL, run_nested, run_timed, run_churn, run_dlopen, run_libc };
+	static const char *const names[] = { "", "nested", "timed", "churn", "dlopen", "libc", "cond" };
+	static void (*const run[])(void) = { NULL, run_nested, run_timed, run_churn, run_dlopen, run_libc,
+					     run_cond };
 	double t0;
 
 	parse_args(argc, argv);

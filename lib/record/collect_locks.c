@@ -27,6 +27,7 @@ _Static_assert(sizeof(struct stack_sampler) == 40 + 8 * LS_SAMPLER_SLOTS + 8 * L
 /* BPF's counters, in struct cont_lost's order, then the kernel's skips of our programs. */
 static const char *const lost_names[] = {
 	"missing_begin", "nested_dropped", "stale_begin", "pending_full",
+	"map_full_sampled",
 	"stacks_full", "stack_error", "map_full", "targets_full", "in_probe",
 	"recursion_begin", "recursion_end",
 };
@@ -99,10 +100,12 @@ static int load_and_attach(struct collector *c, struct locks *l, bool btf)
 	set_sampler_rodata(s->rodata, o->stack_rate);
 	bpf_program__set_autoattach(s->progs.waiting_tasks, false);
 	s->rodata->lockname_slab = lockname__want_slab(l->names);
-	if (o->stats_entries)
-		bpf_map__set_max_entries(s->maps.stats, o->stats_entries);
+	/* -M: as many stacks as rows, as the sampler keeps (a row has one). */
+	err = o->stats_entries ? bpf_map__set_max_entries(s->maps.stats, o->stats_entries) ?:
+				 size_shared_map("locks", s->maps.stacks, o->stats_entries, c->ncpus) : 0;
 	select_programs(s, btf);
-	err = collector_prepare_object(c, s->obj);
+	if (!err)
+		err = collector_prepare_object(c, s->obj);
 	if (!err)
 		err = reuse_guard(c, s->maps.guard);
 	if (!err)
@@ -320,6 +323,48 @@ static int drain_rows(struct collector *c, struct locks *l, size_t *n)
 	return err;
 }
 
+typedef int (*pending_fn)(struct locks *l, const struct cont_pending *p, void *arg);
+
+/* The tasks waiting now, from the task iterator: fn on each one's struct cont_pending. */
+static int each_sleeping(struct locks *l, pending_fn fn, void *arg)
+{
+	struct bpf_link *link = bpf_program__attach_iter(l->skel->progs.waiting_tasks, NULL);
+	struct cont_pending p;
+	ssize_t got;
+	int fd, err = 0;
+
+	if (!link)
+		return -errno;
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0) {
+		err = -errno;
+		bpf_link__destroy(link);
+		return err;
+	}
+	while (!err && (got = read(fd, &p, sizeof(p))) == sizeof(p))
+		err = fn(l, &p, arg);
+	if (!err && got != 0)
+		err = got < 0 ? -errno : -EIO;
+	close(fd);
+	bpf_link__destroy(link);
+	return err;
+}
+
+static int add_inflight(struct locks *l, const struct cont_pending *p, uint64_t stop, size_t *n);
+
+/* A wait still in progress at the stop, closed then: a row more. */
+struct closing {
+	uint64_t stop;
+	size_t *n;
+};
+
+static int close_one(struct locks *l, const struct cont_pending *p, void *arg)
+{
+	const struct closing *c = arg;
+
+	return add_inflight(l, p, c->stop, c->n);
+}
+
 static int add_inflight(struct locks *l, const struct cont_pending *p, uint64_t stop, size_t *n)
 {
 	struct cont_row *r;
@@ -347,26 +392,9 @@ static int add_inflight(struct locks *l, const struct cont_pending *p, uint64_t 
 /* The tasks still waiting, from the task iterator: one struct cont_pending each. */
 static int close_sleeping(struct locks *l, uint64_t stop, size_t *n)
 {
-	struct bpf_link *link = bpf_program__attach_iter(l->skel->progs.waiting_tasks, NULL);
-	struct cont_pending p;
-	ssize_t got;
-	int fd, err = 0;
+	struct closing c = { stop, n };
 
-	if (!link)
-		return -errno;
-	fd = bpf_iter_create(bpf_link__fd(link));
-	if (fd < 0) {
-		err = -errno;
-		bpf_link__destroy(link);
-		return err;
-	}
-	while (!err && (got = read(fd, &p, sizeof(p))) == sizeof(p))
-		err = add_inflight(l, &p, stop, n);
-	if (!err && got != 0)
-		err = got < 0 ? -errno : -EIO;
-	close(fd);
-	bpf_link__destroy(link);
-	return err;
+	return each_sleeping(l, close_one, &c);
 }
 
 static int close_spinning(struct locks *l, uint64_t stop, size_t *n)
@@ -457,12 +485,28 @@ static int spinning_stacks(struct locks *l, struct htab *stacks)
 	return err;
 }
 
+/* The stacks and tasks kept for the rows to come, in two sets. */
+struct live_sets {
+	struct htab *stacks, *tids;
+};
+
+static int live_add(struct locks *l, const struct cont_pending *p, void *arg)
+{
+	const struct live_sets *live = arg;
+
+	(void)l;
+	return stack_set_add(live->stacks, p->key.stack) ?: u32_set_add(live->tids, p->key.tid);
+}
+
 /*
- * The stacks and tasks of the rows left, and of the spinning waits in
- * progress (the sleeping ones are in task storage, which has no walk).
+ * The stacks and tasks of the rows left, and of the waits in progress:
+ * a wait's row is made at its end (a sleeping one's always), and a
+ * stack pruned before then would leave its caller "[stack lost]", a
+ * task's comm "?".
  */
 static int live_keys(struct locks *l, struct htab *stacks, struct htab *tids)
 {
+	struct live_sets live = { stacks, tids };
 	struct cont_key key, next;
 	const void *prev = NULL;
 	int err = 0;
@@ -472,7 +516,9 @@ static int live_keys(struct locks *l, struct htab *stacks, struct htab *tids)
 		prev = &key;
 		err = stack_set_add(stacks, key.stack) ?: u32_set_add(tids, key.tid);
 	}
-	return err ?: spinning_stacks(l, stacks);
+	if (!err)
+		err = spinning_stacks(l, stacks);
+	return err ?: each_sleeping(l, live_add, &live);
 }
 
 /* The waits a row counted between the last drain and its trim. */

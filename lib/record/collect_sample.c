@@ -168,18 +168,6 @@ static void stack_ids_free(struct stack_ids *s)
 	htab_free(&s->keys);
 }
 
-/* A map of the sampler sized to want rows, held to SHARED_MAP_BUDGET. */
-static int size_map(struct bpf_map *map, uint32_t want, int ncpus)
-{
-	uint32_t rows = shared_map_rows(want, bpf_map__key_size(map), bpf_map__value_size(map),
-					ncpus, SHARED_MAP_BUDGET);
-
-	if (rows < want)
-		pr_warn("sample: %s holds %u rows, not %u (all reserved at load: at most %llu MiB of kernel memory a map)\n",
-			bpf_map__name(map), rows, want, (unsigned long long)(SHARED_MAP_BUDGET >> 20));
-	return bpf_map__set_max_entries(map, rows);
-}
-
 /*
  * -M rows: the locks family's rows; the sampler keeps twice as many rows
  * (a row is a thread and a pair of stacks) and as many stacks of each
@@ -190,11 +178,12 @@ static int size_maps(struct sampler *m, uint32_t rows)
 	uint64_t twice = 2ULL * rows;
 	int err;
 
-	err = size_map(m->skel->maps.counts, twice < UINT32_MAX ? twice : UINT32_MAX, m->ncpus);
+	err = size_shared_map("sample", m->skel->maps.counts, twice < UINT32_MAX ? twice : UINT32_MAX,
+			      m->ncpus);
 	if (!err)
-		err = size_map(m->skel->maps.kstacks, rows, m->ncpus);
+		err = size_shared_map("sample", m->skel->maps.kstacks, rows, m->ncpus);
 	if (!err)
-		err = size_map(m->skel->maps.ustacks, rows, m->ncpus);
+		err = size_shared_map("sample", m->skel->maps.ustacks, rows, m->ncpus);
 	return err;
 }
 

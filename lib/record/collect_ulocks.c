@@ -29,7 +29,7 @@ _Static_assert(LS_ULOCK_HIST_SLOTS == LS_HIST_SLOTS, "the wait histogram has the
 _Static_assert(sizeof(struct ulock_key) == 16 + 8 * LS_ULOCK_STACK_DEPTH, "no padding in ulock_key");
 _Static_assert(sizeof(struct uwake_key) == 24 + 8 * LS_ULOCK_STACK_DEPTH, "no padding in uwake_key");
 _Static_assert(sizeof(struct ulock_wait) == 32 + 4 * LS_ULOCK_HIST_SLOTS, "no padding in ulock_wait");
-_Static_assert(sizeof(struct ulock_thread) == 136 + 16 * LS_ULOCK_STACK_DEPTH, "no padding in ulock_thread");
+_Static_assert(sizeof(struct ulock_thread) == 144 + 16 * LS_ULOCK_STACK_DEPTH, "no padding in ulock_thread");
 
 #define DEFAULT_BUDGET	10000	/* uprobe hits per second: 10-20 % of a CPU in a guest */
 #define CALIB_CALLS	500	/* lock/unlock pairs timed with and without the probes */
@@ -88,7 +88,7 @@ _Static_assert(sizeof(struct ulock_lost) == NLOST * sizeof(__u64), "one column p
 
 enum { SRC_WAIT, SRC_WAKE, SRC_HOLD, SRC__COUNT };
 
-#define NUPROBES	7
+#define NUPROBES	10
 
 struct ulocks {
 	struct ulocks_bpf *skel;
@@ -114,6 +114,7 @@ static const char *const uprobe_funcs[NUPROBES] = {
 	"pthread_mutex_lock", "pthread_mutex_unlock",
 	"pthread_rwlock_rdlock", "pthread_rwlock_wrlock", "pthread_rwlock_unlock",
 	"pthread_spin_lock", "pthread_spin_unlock",
+	"pthread_cond_wait", "pthread_cond_timedwait", "pthread_cond_clockwait",
 };
 
 static struct bpf_program *uprobe_prog(struct ulocks_bpf *s, int i)
@@ -122,6 +123,7 @@ static struct bpf_program *uprobe_prog(struct ulocks_bpf *s, int i)
 		s->progs.mutex_lock, s->progs.lock_release,
 		s->progs.rwlock_rdlock, s->progs.rwlock_wrlock, s->progs.lock_release,
 		s->progs.spin_lock, s->progs.lock_release,
+		s->progs.cond_wait, s->progs.cond_wait, s->progs.cond_wait,
 	};
 
 	return progs[i];
@@ -389,6 +391,8 @@ static const struct {
 	int first, n;
 } uprobe_groups[] = {
 	{ "mutex", 0, 2 }, { "rwlock", 2, 3 }, { "spin", 5, 2 },
+	/* Which mutex a condition wait lets go; without them, every lock held. */
+	{ "cond", 7, 2 }, { "cond_clockwait", 9, 1 },
 };
 
 #define NGROUPS	(sizeof(uprobe_groups) / sizeof(uprobe_groups[0]))
@@ -517,6 +521,7 @@ static void keep_uprobes(struct ulocks_bpf *s, bool on)
 	bpf_program__set_autoload(s->progs.rwlock_wrlock, on);
 	bpf_program__set_autoload(s->progs.spin_lock, on);
 	bpf_program__set_autoload(s->progs.lock_release, on);
+	bpf_program__set_autoload(s->progs.cond_wait, on);
 }
 
 /* One per-CPU map of rows and the table it becomes. */

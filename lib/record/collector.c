@@ -179,6 +179,19 @@ static int budget_rows(struct collector *c, struct bpf_map *m, bool stats)
 	return err;
 }
 
+int size_shared_map(const char *family, struct bpf_map *map, uint32_t want, int ncpus)
+{
+	uint32_t rows = shared_map_rows(want, bpf_map__key_size(map), bpf_map__value_size(map),
+					ncpus, SHARED_MAP_BUDGET);
+
+	if (rows < want)
+		pr_warn("%s: %s holds %u rows, not %u (all reserved at load: at most %llu MiB of kernel memory a map)\n",
+			family, bpf_map__name(map), rows, want, (unsigned long long)(SHARED_MAP_BUDGET >> 20));
+	else
+		pr_info("%s: %s holds %u rows\n", family, bpf_map__name(map), rows);
+	return bpf_map__set_max_entries(map, rows);
+}
+
 /*
  * The per-CPU hash maps of obj held to their budget; the stats map keeps
  * the rows -M asked for, and is preallocated where it is small enough.

@@ -131,6 +131,12 @@ int collector_drain_source(struct collector *c, struct tsource *src, struct htab
  * at the targets object's.
  */
 int collector_prepare_object(struct collector *c, struct bpf_object *obj);
+/*
+ * A preallocated hash map (a family's stacks) sized to want rows before
+ * its object loads, held to SHARED_MAP_BUDGET (record/mapsize.h), with a
+ * warning when it holds fewer: 0 or -errno.
+ */
+int size_shared_map(const char *family, struct bpf_map *map, uint32_t want, int ncpus);
 /* Point a family's "guard" (bpf/guard.bpf.h) at the one all families share. */
 int reuse_guard(struct collector *c, struct bpf_map *guard);
 

@@ -9,25 +9,43 @@
 #include "record/trim.h"
 
 /*
- * Delete one row, reading what it held at that moment where the kernel
- * can (lookup-and-delete on hash maps: 5.14 on): 1 and *got set, 0
- * deleted unread, -1 not there.
+ * The kernel cannot read a row as it deletes it: before 5.14 it answers
+ * ENOTSUPP (524, not in user space's errno.h) for a hash map, and EINVAL
+ * for flags it does not know. Any other error is this row's, this time.
  */
+static bool never_reads(int err)
+{
+	return err == 524 || err == EOPNOTSUPP || err == EINVAL;
+}
+
+/*
+ * Delete one row, reading what it held at that moment where the kernel
+ * can (lookup-and-delete on hash maps: 5.14 on): ROW_READ and *got set,
+ * ROW_DELETED unread, ROW_GONE not there, ROW_KEPT when the kernel
+ * refused (a bucket busy, a lock that timed out): the row is still there,
+ * and so must it be in totals, or the next drain counts it all again.
+ */
+enum { ROW_KEPT = -2, ROW_GONE = -1, ROW_DELETED = 0, ROW_READ = 1 };
+
 static int delete_row(struct bpf_map *map, const void *key, size_t ksz, void *val, size_t vsz, bool *got)
 {
-	static bool unread;	/* the kernel refused it once: it will again */
+	static bool unread;	/* the kernel cannot read as it deletes: it never will */
 
 	*got = false;
 	if (val && !unread) {
 		if (!bpf_map__lookup_and_delete_elem(map, key, ksz, val, vsz, 0)) {
 			*got = true;
-			return 1;
+			return ROW_READ;
 		}
 		if (errno == ENOENT)
-			return -1;
+			return ROW_GONE;
+		if (!never_reads(errno))
+			return ROW_KEPT;
 		unread = true;
 	}
-	return bpf_map__delete_elem(map, key, ksz, 0) ? -1 : 0;
+	if (!bpf_map__delete_elem(map, key, ksz, 0))
+		return ROW_DELETED;
+	return errno == ENOENT ? ROW_GONE : ROW_KEPT;
 }
 
 /* A lookup's whole value: every possible CPU's of a per-CPU map, each rounded up to 8 bytes. */
@@ -41,6 +59,21 @@ static size_t lookup_size(const struct bpf_map *map)
 	return v;
 }
 
+/* Keep key's total, and when it last changed if known: 0 or -ENOMEM. */
+static int keep_row(struct htab *totals, struct htab *seen, const void *key, const void *total,
+		    const uint32_t *when)
+{
+	void *dst = htab_get(totals, key, NULL);
+	uint32_t *dst_when = dst && when ? htab_get(seen, key, NULL) : NULL;
+
+	if (!dst || (when && !dst_when))
+		return -ENOMEM;
+	memcpy(dst, total, totals->val_size);
+	if (when)
+		*dst_when = *when;
+	return 0;
+}
+
 int forget_older(struct htab *totals, struct htab *seen, struct bpf_map *map, uint32_t before,
 		 late_events_fn late, void *ctx, uint64_t *late_events)
 {
@@ -48,33 +81,28 @@ int forget_older(struct htab *totals, struct htab *seen, struct bpf_map *map, ui
 	void *buf = late ? malloc(vsz) : NULL;
 	struct htab kept_totals, kept_seen;
 	const uint32_t *when;
-	uint32_t *dst_when;
 	const void *k;
-	void *v, *dst;
 	int removed = 0, r;
+	void *v;
 	bool got;
 
 	htab_init(&kept_totals, totals->key_size, totals->val_size);
 	htab_init(&kept_seen, seen->key_size, seen->val_size);
 	while ((v = htab_next(totals, &it, &k))) {
 		when = htab_find(seen, k);
-		if (!when || *when < before) {
+		got = false;
+		r = ROW_KEPT;
+		if (!when || *when < before)
 			r = delete_row(map, k, totals->key_size, buf, vsz, &got);
-			removed += r >= 0;
-			if (got)
-				*late_events += late(v, buf, ctx);
-			continue;
-		}
-		dst = htab_get(&kept_totals, k, NULL);
-		dst_when = dst ? htab_get(&kept_seen, k, NULL) : NULL;
-		if (!dst_when) {
+		removed += r >= 0;
+		if (got)
+			*late_events += late(v, buf, ctx);
+		if (r == ROW_KEPT && keep_row(&kept_totals, &kept_seen, k, v, when)) {
 			free(buf);
 			htab_free(&kept_totals);
 			htab_free(&kept_seen);
 			return -ENOMEM;
 		}
-		memcpy(dst, v, totals->val_size);
-		*dst_when = *when;
 	}
 	free(buf);
 	htab_free(totals);

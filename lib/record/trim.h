@@ -24,7 +24,9 @@ typedef uint64_t (*late_events_fn)(const void *total, const void *deleted, void 
  * delete from map, every key that last changed before drain before: the
  * number deleted, or -ENOMEM. A row is read as it is deleted (where the
  * kernel can), and what late() finds it took since the last drain is
- * added to *late_events: lost, and counted as such.
+ * added to *late_events: lost, and counted as such. A row the kernel
+ * refuses to delete (an error other than ENOENT) stays in map, totals and
+ * seen, to go at a later trim.
  */
 int forget_older(struct htab *totals, struct htab *seen, struct bpf_map *map, uint32_t before,
 		 late_events_fn late, void *ctx, uint64_t *late_events);

@@ -572,34 +572,62 @@ const char *syms_file_data_sym(const struct syms_file *f, uint64_t vaddr)
 }
 
 /* The file offset of an exported function's first byte, through its PT_LOAD. */
+/* Where the function at address value is in the file: 0, or -ENOENT outside every segment. */
+static int file_offset(Elf *elf, size_t nph, uint64_t value, uint64_t *off)
+{
+	GElf_Phdr ph;
+	size_t n;
+
+	for (n = 0; n < nph; n++) {
+		if (!gelf_getphdr(elf, n, &ph) || ph.p_type != PT_LOAD || value < ph.p_vaddr ||
+		    value - ph.p_vaddr >= ph.p_filesz)
+			continue;
+		*off = value - ph.p_vaddr + ph.p_offset;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* Whether dynamic symbol i has a version other than its name's default (name@VER, not @@). */
+static bool hidden_version(Elf_Data *versym, size_t i)
+{
+	GElf_Versym v;
+
+	return versym && gelf_getversym(versym, i, &v) && (v & 0x8000);
+}
+
+/*
+ * The function called name, in the dynamic symbols: the default version
+ * where there are several (glibc's pthread_cond_wait@GLIBC_2.2.5 is an
+ * old ABI's, at another address than @@GLIBC_2.3.2, the one programs
+ * call), else the first.
+ */
 static int func_offset_in(Elf *elf, const char *name, uint64_t *off)
 {
-	size_t i, n, nph, count;
+	size_t i, nph, count, first = 0;
+	Elf_Data *data, *versym = NULL;
+	GElf_Shdr sh, vsh;
+	GElf_Sym sym, first_sym = { 0 };
+	Elf_Scn *vscn, *scn = find_scn(elf, SHT_DYNSYM, &sh);
 	const char *s;
-	Elf_Data *data;
-	GElf_Shdr sh;
-	GElf_Phdr ph;
-	GElf_Sym sym;
-	Elf_Scn *scn = find_scn(elf, SHT_DYNSYM, &sh);
 
 	if (!scn || !sh.sh_entsize || !(data = elf_getdata(scn, NULL)) || elf_getphdrnum(elf, &nph))
 		return -ENOENT;
+	vscn = find_scn(elf, SHT_GNU_versym, &vsh);
+	if (vscn)
+		versym = elf_getdata(vscn, NULL);
 	count = sh.sh_size / sh.sh_entsize;
 	for (i = 0; i < count; i++) {
 		if (!gelf_getsym(data, i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
 		    sym.st_shndx == SHN_UNDEF || !(s = elf_strptr(elf, sh.sh_link, sym.st_name)) ||
 		    strcmp(s, name))
 			continue;
-		for (n = 0; n < nph; n++) {
-			if (!gelf_getphdr(elf, n, &ph) || ph.p_type != PT_LOAD || sym.st_value < ph.p_vaddr ||
-			    sym.st_value - ph.p_vaddr >= ph.p_filesz)
-				continue;
-			*off = sym.st_value - ph.p_vaddr + ph.p_offset;
-			return 0;
-		}
-		return -ENOENT;
+		if (!hidden_version(versym, i))
+			return file_offset(elf, nph, sym.st_value, off);
+		if (!first++)
+			first_sym = sym;
 	}
-	return -ENOENT;
+	return first ? file_offset(elf, nph, first_sym.st_value, off) : -ENOENT;
 }
 
 /*

@@ -10,7 +10,8 @@
 #   - waits begun during it and still going at the stop: one wait each,
 #     as long as from its begin to the stop;
 #   - more waiting tasks than --map-entries rows, with -t: each wait is
-#     either in the profile or counted map_full.
+#     either in the profile or counted map_full;
+#   - rows trimmed while waits sleep: the waits keep their stacks.
 # manystacks burns CPU under a different user stack nearly every time:
 # with -M 8192 (8192 stacks of each kind, 16384 rows) its 12 000 stacks
 # in 6 s are more than the maps hold, so they are trimmed as they fill:
@@ -103,6 +104,29 @@ kept=$(jq "$tty_mutex | map(.contended) | add // 0" full.json)
 lost=$(jq .lost.map_full full.json)
 check "-M 64 -t: no more rows kept than the map holds ($kept waits kept)" test "$kept" -gt 0 -a "$kept" -le 64
 check "-M 64 -t: each of the 100 waits kept or counted map_full ($kept + $lost >= 100)" test $((kept + lost)) -ge 100
+# 3b. A trim while waits sleep: 40 waits (-t: a row each) fill half the
+# map of 64 and end; 2 more begin at once, through writev (a stack no
+# row has had yet); the first drain that finds the 40 rows idle, a second
+# later, trims them, and with them every stack that no row names. The 2
+# waits' stack is theirs still: when they end, their caller is
+# tty_write, not "[stack lost]".
+# --stack-rate 0: every wait has its stack; -v twice undoes record_p's -q
+# and says the trims.
+ttyctl hold && record_p pending.data -v -v -t -M 64 --stack-rate 0 -d 60 &&
+	ttyctl "wait 40" && ttyctl release && ttyctl hold && ttyctl "waitv 2" &&
+	sleep 2.5 && ttyctl release
+stop_rec
+check "a trim while waits sleep: record exits 0 ($?)" test $? = 0
+check "-M 64: the locks' stacks map holds 64 stacks too (-v: $(grep '^locks: stacks holds' pending.data.err))" \
+	grep -q '^locks: stacks holds 64 rows$' pending.data.err
+trims=$(grep -c '^locks: removed [0-9]* rows idle longest' pending.data.err)
+check "the locks' rows were trimmed while 2 waits slept ($trims trims)" test "$trims" -ge 1
+"$LOCKSTAT" report -i pending.data -f json >pending.json
+check "all 42 waits are tty_write's ($(jq "$tty_mutex | map(.contended) | add // 0" pending.json), map_full $(jq .lost.map_full pending.json))" \
+	jqe "$tty_mutex | map(.contended) | add == 42" pending.json
+check "no wait lost its stack ($(jq -c '[.locks[].callers[] | select(.symbol == "[stack lost]") | .contended]' pending.json))" \
+	jqe '[.locks[].callers[] | select(.symbol == "[stack lost]")] | length == 0' pending.json
+
 echo quit >&3
 wait $tty_pid
 

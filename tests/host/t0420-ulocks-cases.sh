@@ -1,7 +1,8 @@
 #!/bin/bash
 # User locks in the corner cases (-e ulocks): a 0.1 s program's global mutex
 # named with its caller in every run, and counted in record's closing line;
-# an outer lock's hold that includes the wait for an inner one; a timed
+# an outer lock's hold that includes the wait for an inner one, and a
+# condition wait, which lets only its own mutex go; a timed
 # lock call, a mutex all the same; a waiting thread kept while thousands of
 # threads come and go.
 . "$(dirname "$0")/lib.sh"
@@ -56,6 +57,21 @@ if jqe '.meta.probes.uprobes | startswith("uprobe")' n.json; then
 		jqe '.locks[] | select(.name == "inner_lock") | .contended == 5' n.json
 else
 	echo "# SKIP: uprobes: $(jq -r .meta.probes.uprobes n.json): the nested hold"
+fi
+
+# Cond: held_lock is held through a ~50 ms condition wait that lets
+# cond_lock go: the wait is taken out of cond_lock's hold only.
+"$LOCKSTAT" record -q -e ulocks --uprobes --force -o cv.data -- "$UC" --cond -n 5 -H 50 >/dev/null 2>&1
+"$LOCKSTAT" report -i cv.data -f json >cv.json
+if jqe '.meta.probes.uprobes | startswith("uprobe")' cv.json; then
+	held=$(jq '.locks[] | select(.name == "held_lock") | .hold_avg_ns' cv.json)
+	let_go=$(jq '.locks[] | select(.name == "cond_lock") | .hold_avg_ns' cv.json)
+	check "held_lock's hold includes the condition wait of cond_lock: ${held:-none} ns >= 40 ms" \
+		test "${held:-0}" -ge 40000000
+	check "cond_lock's hold does not: ${let_go:-none} ns < 20 ms" \
+		test -n "$let_go" -a "${let_go:-0}" -lt 20000000
+else
+	echo "# SKIP: uprobes: $(jq -r .meta.probes.uprobes cv.json): the condition wait's hold"
 fi
 
 # Timed: pthread_mutex_timedlock() waits with FUTEX_WAIT_BITSET; still a mutex.

@@ -419,6 +419,37 @@ static void test_errors(void **state)
 	assert_int_equal(tsource_drain(&fx->src, NULL), -ENOMEM);
 }
 
+/*
+ * A sampled wait that finds the map full (contention.bpf.c's row_of):
+ * its lock's row of lost stacks at its own weight, then its unsampled
+ * row; the lock, type, class, errno and task are the wait's in each.
+ */
+static void test_cont_key_fallback(void **state)
+{
+	uint32_t bits = cont_key_with_err(cont_key_bits(LCB_F_MUTEX, 1, 5), 4);
+	struct cont_key k = { .lock_addr = 0xffff888100001000ULL, .stack = 1ULL << 63 | 42,
+			      .bits = bits, .tid = 7 };
+
+	(void)state;
+	assert_true(cont_key_fallback(&k));
+	assert_true(k.stack == LS_STACK_ERR);
+	assert_int_equal(k.bits, bits);
+	assert_true(cont_key_fallback(&k));
+	assert_true(k.stack == LS_STACK_NONE);
+	assert_int_equal(cont_key_shift(k.bits), 0);
+	assert_int_equal(cont_key_flags(k.bits), LCB_F_MUTEX);
+	assert_int_equal(cont_key_class(k.bits), 1);
+	assert_int_equal(cont_key_err(k.bits), 4);
+	assert_true(k.lock_addr == 0xffff888100001000ULL && k.tid == 7);
+	/* The unsampled row is the last: an unsampled wait has no other. */
+	assert_false(cont_key_fallback(&k));
+	/* A wait sampled without its stack goes straight to the unsampled row. */
+	k.stack = LS_STACK_ERR;
+	k.bits = bits;
+	assert_true(cont_key_fallback(&k));
+	assert_true(k.stack == LS_STACK_NONE && cont_key_shift(k.bits) == 0);
+}
+
 /* The slot of [2^i, 2^(i+1)) ns is i; 0 ns is slot 0; the last takes the rest. */
 static void test_log2_slot(void **state)
 {
@@ -478,6 +509,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_values_and_alignment, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_percpu, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
+		cmocka_unit_test(test_cont_key_fallback),
 		cmocka_unit_test(test_log2_slot),
 		cmocka_unit_test(test_cont_key_bits),
 		cmocka_unit_test_setup_teardown(test_chunks, setup, teardown),

@@ -24,8 +24,19 @@ struct bpf_map {
 	uint64_t count[NROWS];
 	bool present[NROWS];
 	bool refuse_read;	/* lookup-and-delete unsupported (kernels before 5.14) */
+	int busy;		/* the next deletes that fail with EBUSY */
 	int deleted;
 };
+
+/* A delete the kernel refuses this time (a busy bucket): the row stays. */
+static bool busy(struct bpf_map *m)
+{
+	if (!m->busy)
+		return false;
+	m->busy--;
+	errno = EBUSY;
+	return true;
+}
 
 enum bpf_map_type bpf_map__type(const struct bpf_map *map)
 {
@@ -52,6 +63,8 @@ int bpf_map__lookup_and_delete_elem(const struct bpf_map *map, const void *key, 
 		return errno = EINVAL, -EINVAL;
 	if (k >= NROWS || !m->present[k])
 		return errno = ENOENT, -ENOENT;
+	if (busy(m))
+		return -EBUSY;
 	memcpy(value, &m->count[k], sizeof(uint64_t));
 	m->present[k] = false;
 	m->deleted++;
@@ -67,6 +80,8 @@ int bpf_map__delete_elem(const struct bpf_map *map, const void *key, size_t key_
 	(void)key_sz;
 	if (k >= NROWS || !m->present[k])
 		return errno = ENOENT, -ENOENT;
+	if (busy(m))
+		return -EBUSY;
 	m->present[k] = false;
 	m->deleted++;
 	return 0;
@@ -192,6 +207,66 @@ static void test_forget_older(void **state)
 	htab_free(&seen);
 }
 
+/*
+ * A delete the kernel refuses (EBUSY): the row stays, and so does what
+ * the last drain read of it, or the next drain would count it all again;
+ * and the next trim still reads rows as it deletes them.
+ */
+static void test_forget_refused(void **state)
+{
+	struct bpf_map m = { .busy = 1 };
+	struct htab totals, seen;
+	uint64_t late = 0, *t;
+	uint32_t k;
+	int calls = 0;
+
+	(void)state;
+	make_rows(&m, &totals, &seen);
+	/* Rows 4 to 7 go; the first of them the kernel refuses. */
+	assert_int_equal(forget_older(&totals, &seen, &m, 6, late_count, &calls, &late), 3);
+	assert_int_equal(m.deleted, 3);
+	assert_int_equal(totals.count, 5);
+	for (k = 4; k < NROWS && m.present[k] == false; k++)
+		;
+	assert_true(k < NROWS);
+	t = htab_find(&totals, &k);
+	assert_non_null(t);
+	assert_int_equal(*t, 10 * k);
+	assert_true((htab_find(&seen, &k) != NULL) == (k < 7));
+	/* The next trim takes it, read as it goes. */
+	calls = 0;
+	late = 0;
+	assert_int_equal(forget_older(&totals, &seen, &m, 6, late_count, &calls, &late), 1);
+	assert_false(m.present[k]);
+	assert_int_equal(calls, 1);
+	assert_int_equal(late, k == 6 ? 2 : 0);
+	assert_int_equal(totals.count, 4);
+	assert_int_equal(seen.count, 4);
+	htab_free(&totals);
+	htab_free(&seen);
+}
+
+/* Refused twice over, read and unread: still there, still known. */
+static void test_forget_refused_unread(void **state)
+{
+	struct bpf_map m = { .busy = 1 };
+	struct htab totals, seen;
+	uint64_t late = 0;
+	uint32_t k = 7;
+	int calls = 0;
+
+	(void)state;
+	make_rows(&m, &totals, &seen);
+	assert_int_equal(forget_older(&totals, &seen, &m, 0, NULL, NULL, &late), 0);
+	m.busy = 1;
+	assert_int_equal(forget_older(&totals, &seen, &m, 0, late_count, &calls, &late), 0);
+	assert_true(m.present[k]);
+	assert_non_null(htab_find(&totals, &k));
+	assert_int_equal(calls, 0);
+	htab_free(&totals);
+	htab_free(&seen);
+}
+
 /* Where the kernel cannot read a row as it deletes it, it is deleted unread. */
 static void test_forget_unread(void **state)
 {
@@ -217,6 +292,8 @@ int main(void)
 		cmocka_unit_test(test_cutoff_young),
 		cmocka_unit_test(test_cutoff_all_new),
 		cmocka_unit_test(test_forget_older),
+		cmocka_unit_test(test_forget_refused),
+		cmocka_unit_test(test_forget_refused_unread),
 		/* Last: trim.c remembers the refusal for the rest of the process. */
 		cmocka_unit_test(test_forget_unread),
 	};

@@ -10,10 +10,11 @@
  * before, during or after a recording. Commands, one a line on stdin:
  *   hold     stop the output; a thread writes and blocks, holding the mutex
  *   wait N   N more writer threads, each waiting for the mutex
+ *   waitv N  the same, through writev(2): waits of another kernel stack
  *   release  restart the output: every write completes, one after another
  *   quit     exit
  * After each command, once every writer is asleep in write(2) (or, after
- * release, done), one line on stdout: "hold", "wait N", "release".
+ * release, done), one line on stdout: "hold", "wait N", "waitv N", "release".
  * Built and run by the host tests (tests/host/t0035-lost.sh, ...).
  */
 #define _GNU_SOURCE
@@ -24,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -32,6 +34,7 @@
 static int master, slave;
 static pthread_t writers[MAX_WRITERS];
 static pid_t tids[MAX_WRITERS];
+static int by_writev[MAX_WRITERS];
 static volatile int nwriters, nstarted, ndone;
 
 static void die(const char *what)
@@ -42,11 +45,13 @@ static void die(const char *what)
 
 static void *writer(void *arg)
 {
-	static const char line[] = "ttylock\n";
+	static char line[] = "ttylock\n";
+	struct iovec iov = { line, sizeof(line) - 1 };
+	long i = (long)arg;
 
-	tids[(long)arg] = syscall(SYS_gettid);
+	tids[i] = syscall(SYS_gettid);
 	__atomic_add_fetch(&nstarted, 1, __ATOMIC_SEQ_CST);
-	if (write(slave, line, sizeof(line) - 1) < 0)
+	if ((by_writev[i] ? writev(slave, &iov, 1) : write(slave, line, sizeof(line) - 1)) < 0)
 		die("write to the pty");
 	__atomic_add_fetch(&ndone, 1, __ATOMIC_SEQ_CST);
 	return NULL;
@@ -63,8 +68,8 @@ static void *drain(void *arg)
 	return NULL;
 }
 
-/* Thread TID sleeps inside write(2): state S in its stat, write in its syscall. */
-static int asleep_in_write(pid_t tid)
+/* Thread TID sleeps inside write(2) or writev(2): state S in its stat, the call in its syscall. */
+static int asleep_in_write(pid_t tid, int vec)
 {
 	char path[64], buf[512], *p;
 	long nr = -1;
@@ -85,17 +90,18 @@ static int asleep_in_write(pid_t tid)
 	if (fscanf(f, "%ld", &nr) != 1)
 		nr = -1;
 	fclose(f);
-	return nr == SYS_write;
+	return nr == (vec ? SYS_writev : SYS_write);
 }
 
-/* Start n more writers, then wait until each of them is asleep in write. */
-static void start_writers(int n)
+/* Start n more writers, then wait until each of them is asleep in write (writev). */
+static void start_writers(int n, int vec)
 {
 	int i, first = nwriters, asleep;
 
 	if (first + n > MAX_WRITERS)
 		n = MAX_WRITERS - first;
 	for (i = first; i < first + n; i++) {
+		by_writev[i] = vec;
 		errno = pthread_create(&writers[i], NULL, writer, (void *)(long)i);
 		if (errno)
 			die("pthread_create");
@@ -106,7 +112,7 @@ static void start_writers(int n)
 		asleep = 0;
 		if (__atomic_load_n(&nstarted, __ATOMIC_SEQ_CST) == nwriters)
 			for (i = first; i < nwriters; i++)
-				asleep += asleep_in_write(tids[i]);
+				asleep += asleep_in_write(tids[i], vec);
 	} while (asleep < n);
 }
 
@@ -138,11 +144,14 @@ int main(void)
 		if (!strcmp(cmd, "hold\n")) {
 			if (tcflow(slave, TCOOFF))
 				die("tcflow TCOOFF");
-			start_writers(1);
+			start_writers(1, 0);
 			printf("hold\n");
 		} else if (sscanf(cmd, "wait %d", &n) == 1 && n > 0) {
-			start_writers(n);
+			start_writers(n, 0);
 			printf("wait %d\n", n);
+		} else if (sscanf(cmd, "waitv %d", &n) == 1 && n > 0) {
+			start_writers(n, 1);
+			printf("waitv %d\n", n);
 		} else if (!strcmp(cmd, "release\n")) {
 			release();
 			printf("release\n");
