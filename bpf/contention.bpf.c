@@ -174,10 +174,19 @@ static __u64 take_stack(void *ctx)
 	return h;
 }
 
-/* A new wait's key: everything but the end, decided while the task waits. */
-static void fill_key(void *ctx, struct cont_key *k, struct stack_sampler *s, __u64 addr, __u32 flags)
+/*
+ * A new wait's key: everything but the end, decided while the task waits.
+ * now: the wait's start, the sampler's clock too (sampler.bpf.h).
+ */
+static void fill_key(void *ctx, struct cont_key *k, __u64 addr, __u32 flags, __u64 now)
 {
-	int shift = s ? sample_shift(s, addr) : -1;
+	struct stack_sampler *s = this_sampler();
+	int shift = -1;
+
+	if (s) {
+		s->last_ns = now;
+		shift = sample_shift(s, addr);
+	}
 
 	k->lock_addr = addr;
 	k->bits = cont_key_bits(flags, classify_lock(addr, flags), shift > 0 ? shift : 0);
@@ -227,19 +236,6 @@ static void touch_row(const struct cont_key *key)
 }
 
 /*
- * The wait is timed from here, after our own work, sampled or not: a
- * stack would otherwise add a microsecond to a 200 ns wait.
- */
-static __u64 start_clock(struct stack_sampler *s)
-{
-	__u64 now = bpf_ktime_get_ns();
-
-	if (s)
-		s->last_ns = now;
-	return now;
-}
-
-/*
  * A spinner cannot be preempted, so only interrupts nest on a CPU, and no
  * spin lasts a second without the kernel's lockup detectors firing: an
  * entry that old lost its end (a recursion miss) and must not be closed.
@@ -256,18 +252,17 @@ static bool top_is_stale(const struct cont_pending_spin *ps, __u32 depth, __u64 
 	return now - ps->slot[top & (LS_PENDING_SPIN_DEPTH - 1)].start_ns > STALE_SPIN_NS;
 }
 
-static void begin_spin(void *ctx, __u64 addr, __u32 flags)
+static void begin_spin(void *ctx, __u64 addr, __u32 flags, __u64 now)
 {
 	__u32 zero = 0, depth;
 	struct cont_pending_spin *ps = bpf_map_lookup_elem(&pending_spin, &zero);
-	struct stack_sampler *s = this_sampler();
 	struct cont_pending *slot;
 
 	if (!ps)
 		return;
 	depth = ps->depth;
 	if (depth >= LS_PENDING_SPIN_DEPTH) {
-		if (!top_is_stale(ps, depth, bpf_ktime_get_ns())) {
+		if (!top_is_stale(ps, depth, now)) {
 			count_lost(&lost.nested_dropped);
 			return;
 		}
@@ -276,10 +271,10 @@ static void begin_spin(void *ctx, __u64 addr, __u32 flags)
 	}
 	barrier_var(depth);
 	slot = &ps->slot[depth & (LS_PENDING_SPIN_DEPTH - 1)];
-	fill_key(ctx, &slot->key, s, addr, flags);
+	fill_key(ctx, &slot->key, addr, flags, now);
 	touch_row(&slot->key);
-	slot->start_ns = start_clock(s);
-	if (top_is_stale(ps, depth, slot->start_ns)) {
+	slot->start_ns = now;
+	if (top_is_stale(ps, depth, now)) {
 		count_lost(&lost.stale_begin);
 		ps->slot[0] = *slot;
 		depth = 0;
@@ -301,11 +296,10 @@ static bool same_wait(__u32 before, __u32 now)
  * A continued wait keeps its start, its stack and its sampling; its type
  * stays MUTEX once it slept (MUTEX & MUTEX|SPIN).
  */
-static void begin_task(void *ctx, __u64 addr, __u32 flags)
+static void begin_task(void *ctx, __u64 addr, __u32 flags, __u64 now)
 {
 	struct cont_pending *p = bpf_task_storage_get(&task_waits, bpf_get_current_task_btf(), NULL,
 						      BPF_LOCAL_STORAGE_GET_F_CREATE);
-	struct stack_sampler *s;
 
 	if (!p) {
 		count_lost(&lost.pending_full);
@@ -318,9 +312,8 @@ static void begin_task(void *ctx, __u64 addr, __u32 flags)
 		}
 		count_lost(&lost.stale_begin);
 	}
-	s = this_sampler();
-	fill_key(ctx, &p->key, s, addr, flags);
-	p->start_ns = start_clock(s);
+	fill_key(ctx, &p->key, addr, flags, now);
+	p->start_ns = now;
 }
 
 /*
@@ -328,22 +321,30 @@ static void begin_task(void *ctx, __u64 addr, __u32 flags)
  * lock, or an interrupt's while our contention_end runs, whose own end
  * the kernel would skip as a recursion) is skipped and counted: the
  * guard (guard.bpf.h) skips its end too.
+ *
+ * Every wait is timed from here, before its stack and its row: the lock's
+ * holder goes on while a stack is taken, so a clock started after it
+ * measured the sampled waits short (a microsecond off a 200 ns wait), and
+ * the callers' estimates, made of sampled waits only, disagreed with
+ * their lock's exact total. Our own cost is part of every wait alike.
  */
 static __always_inline void on_begin(void *ctx, __u64 addr, __u32 flags)
 {
 	__u32 held, *g;
+	__u64 now;
 
 	if (!is_target(bpf_get_current_pid_tgid() >> 32))
 		return;
+	now = bpf_ktime_get_ns();
 	g = guard_enter(&held);
 	if (!g) {
 		count_lost(&lost.in_probe);
 		return;
 	}
 	if ((flags & (LCB_F_SPIN | LCB_F_MUTEX)) == LCB_F_SPIN)
-		begin_spin(ctx, addr, flags);
+		begin_spin(ctx, addr, flags, now);
 	else
-		begin_task(ctx, addr, flags);
+		begin_task(ctx, addr, flags, now);
 	guard_leave(g);
 }
 
