@@ -474,6 +474,25 @@ int end_tp(struct trace_event_raw_contention_end *ctx)
 }
 
 /*
+ * Raw tracepoints, never loaded by the collector ("?": autoload off):
+ * BPF_PROG_TEST_RUN runs these and not the others, so that a test
+ * (tests/host/progs/contdrive.c) can play begins and ends of its own.
+ */
+SEC("?raw_tp/contention_begin")
+int BPF_PROG(begin_raw, void *lock, unsigned int flags)
+{
+	on_begin(ctx, (__u64)lock, flags);
+	return 0;
+}
+
+SEC("?raw_tp/contention_end")
+int BPF_PROG(end_raw, void *lock, int ret)
+{
+	on_end((__u64)lock, ret);
+	return 0;
+}
+
+/*
  * At the stop, the tasks still waiting: one struct cont_pending each, for
  * the collector to close at the stop time. Run once, not attached.
  */
