@@ -78,14 +78,15 @@ struct {
 /*
  * Every other wait is the task's: it may sleep, move to another CPU, and
  * a mutex's optimistic spin may schedule away. A task waits for one such
- * lock at a time; its slot costs a lookup, where a TID hash would cost an
- * insert and a delete per wait.
+ * lock at a time, but for PREEMPT_RT's nesting (struct cont_task_waits);
+ * its slots cost a lookup, where a TID hash would cost an insert and a
+ * delete per wait.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
-	__type(value, struct cont_pending);
+	__type(value, struct cont_task_waits);
 } task_waits SEC(".maps");
 
 /* Command name and process per task, for -t. */
@@ -283,13 +284,57 @@ static void begin_spin(void *ctx, __u64 addr, __u32 flags, __u64 now)
 }
 
 /*
- * The task's wait goes on: a mutex's first waiter spins again
- * (MUTEX|SPIN after MUTEX) or sleeps again (MUTEX). MUTEX|SPIN twice is
- * a new wait whose predecessor's end was never seen.
+ * The task's wait goes on: a mutex's waiter sleeps after its spin
+ * (MUTEX after MUTEX|SPIN), and its first waiter spins again after each
+ * wake-up (MUTEX|SPIN after MUTEX), kernel/locking/mutex.c. Any other
+ * begin on the lock of a wait in progress is a new wait: the end of the
+ * one before was lost, and its start is not this wait's.
  */
 static bool same_wait(__u32 before, __u32 now)
 {
-	return !(before & LCB_F_SPIN) || !(now & LCB_F_SPIN);
+	return (now & LCB_F_MUTEX) && (before ^ now) == LCB_F_SPIN;
+}
+
+/*
+ * A wait inside which another may begin, on another address: PREEMPT_RT's
+ * rwbase read (and write) lock waits for its rt_mutex, rwbase_rt.c.
+ */
+static bool may_nest(__u32 flags)
+{
+	return (flags & LCB_F_RT) && (flags & (LCB_F_READ | LCB_F_WRITE));
+}
+
+#define CONTINUED	0x80000000U	/* open_depth(): the innermost wait goes on */
+
+/*
+ * A begin finds the task's open waits: the innermost is continued (a
+ * mutex's next step), or nests this one (rwbase), or is stale, its end
+ * lost: counted and dropped, and the next one out is looked at. The
+ * depth at which the new wait goes, or that of the continued one and
+ * CONTINUED.
+ */
+static __u32 open_depth(struct cont_task_waits *w, __u64 addr, __u32 flags)
+{
+	__u32 d = w->depth, i;
+
+	for (i = 0; i < LS_PENDING_TASK_DEPTH; i++) {
+		__u32 top = d - 1;
+		struct cont_pending *p;
+
+		if (d == 0 || d > LS_PENDING_TASK_DEPTH)
+			return 0;
+		barrier_var(top);
+		top &= LS_PENDING_TASK_DEPTH - 1;
+		p = &w->slot[top];
+		if (p->key.lock_addr == addr && same_wait(w->last_flags[top], flags))
+			return d | CONTINUED;
+		if (p->key.lock_addr != addr && may_nest(w->last_flags[top]) && d < LS_PENDING_TASK_DEPTH)
+			return d;
+		count_lost(&lost.stale_begin);
+		p->start_ns = 0;
+		d--;
+	}
+	return d;
 }
 
 /*
@@ -298,22 +343,31 @@ static bool same_wait(__u32 before, __u32 now)
  */
 static void begin_task(void *ctx, __u64 addr, __u32 flags, __u64 now)
 {
-	struct cont_pending *p = bpf_task_storage_get(&task_waits, bpf_get_current_task_btf(), NULL,
-						      BPF_LOCAL_STORAGE_GET_F_CREATE);
+	struct cont_task_waits *w = bpf_task_storage_get(&task_waits, bpf_get_current_task_btf(), NULL,
+							 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	struct cont_pending *p;
+	__u32 d;
 
-	if (!p) {
+	if (!w) {
 		count_lost(&lost.pending_full);
 		return;
 	}
-	if (p->start_ns) {
-		if (p->key.lock_addr == addr && same_wait(cont_key_flags(p->key.bits), flags)) {
-			p->key.bits &= flags | ~CK_FLAGS_MASK;
-			return;
-		}
-		count_lost(&lost.stale_begin);
+	d = open_depth(w, addr, flags);
+	if (d & CONTINUED) {
+		d = (d - 1) & (LS_PENDING_TASK_DEPTH - 1);
+		w->slot[d].key.bits &= flags | ~CK_FLAGS_MASK;
+		w->last_flags[d] = flags;
+		return;
 	}
+	if (d >= LS_PENDING_TASK_DEPTH)
+		return;
+	barrier_var(d);
+	d &= LS_PENDING_TASK_DEPTH - 1;
+	p = &w->slot[d];
 	fill_key(ctx, &p->key, addr, flags, now);
 	p->start_ns = now;
+	w->last_flags[d] = flags;
+	w->depth = d + 1;
 }
 
 /*
@@ -414,20 +468,32 @@ static bool end_spin(struct cont_pending_spin *ps, __u64 addr, __u64 now)
 	return false;
 }
 
-/* ret < 0: the task gave up (-EINTR, ww_mutex's -EDEADLK): a row of its own. */
+/*
+ * ret < 0: the task gave up (-EINTR, ww_mutex's -EDEADLK): a row of its
+ * own. The innermost wait of that lock ends; any inside it lost their
+ * ends.
+ */
 static void end_task(__u64 addr, int ret, __u64 now)
 {
-	struct cont_pending *p = bpf_task_storage_get(&task_waits, bpf_get_current_task_btf(), NULL, 0);
+	struct cont_task_waits *w = bpf_task_storage_get(&task_waits, bpf_get_current_task_btf(), NULL, 0);
+	__u32 i;
 
-	if (!p || !p->start_ns || p->key.lock_addr != addr) {
-		if (is_target(bpf_get_current_pid_tgid() >> 32))
-			count_lost(&lost.missing_begin);
+	for (i = LS_PENDING_TASK_DEPTH; w && i > 0; i--) {
+		struct cont_pending *p = &w->slot[i - 1];
+
+		if (i > w->depth || !p->start_ns || p->key.lock_addr != addr)
+			continue;
+		if (ret < 0)
+			p->key.bits = cont_key_with_err(p->key.bits, -ret);
+		account(&p->key, now - p->start_ns);
+		p->start_ns = 0;
+		if (w->depth > i)
+			count_lost(&lost.stale_begin);
+		w->depth = i - 1;
 		return;
 	}
-	if (ret < 0)
-		p->key.bits = cont_key_with_err(p->key.bits, -ret);
-	account(&p->key, now - p->start_ns);
-	p->start_ns = 0;
+	if (is_target(bpf_get_current_pid_tgid() >> 32))
+		count_lost(&lost.missing_begin);
 }
 
 static __always_inline void on_end(__u64 addr, int ret)
@@ -500,12 +566,14 @@ SEC("iter/task")
 int waiting_tasks(struct bpf_iter__task *ctx)
 {
 	struct task_struct *task = ctx->task;
-	struct cont_pending *p;
+	struct cont_task_waits *w;
+	__u32 i;
 
 	if (!task)
 		return 0;
-	p = bpf_task_storage_get(&task_waits, task, NULL, 0);
-	if (p && p->start_ns)
-		bpf_seq_write(ctx->meta->seq, p, sizeof(*p));
+	w = bpf_task_storage_get(&task_waits, task, NULL, 0);
+	for (i = 0; w && i < LS_PENDING_TASK_DEPTH; i++)
+		if (i < w->depth && w->slot[i].start_ns)
+			bpf_seq_write(ctx->meta->seq, &w->slot[i], sizeof(w->slot[i]));
 	return 0;
 }

@@ -16,6 +16,7 @@
 #define LS_STACK_DEPTH		32	/* kernel frames kept per stack */
 #define LS_HIST_SLOTS		40	/* log2(ns) buckets: slot i holds [2^i, 2^(i+1)) ns */
 #define LS_PENDING_SPIN_DEPTH	4	/* nested spinning waits per CPU (task + irq + nmi) */
+#define LS_PENDING_TASK_DEPTH	2	/* nested waits per task (PREEMPT_RT's rwbase and its rt_mutex) */
 #define LS_COMM_LEN		16
 
 /* lock:contention_begin flags, include/trace/events/lock.h */
@@ -137,6 +138,19 @@ struct cont_stack {
 struct cont_pending {
 	__u64 start_ns;		/* 0: none (a task's slot) */
 	struct cont_key key;
+};
+
+/*
+ * A task's waits in progress, innermost last: two at most, PREEMPT_RT's
+ * rwbase wait and the rt_mutex wait inside it, on another address.
+ * last_flags: the flags of each one's latest begin, which tell a mutex's
+ * next step (a spin after a sleep, a sleep after a spin) from a new wait.
+ */
+struct cont_task_waits {
+	struct cont_pending slot[LS_PENDING_TASK_DEPTH];
+	__u32 last_flags[LS_PENDING_TASK_DEPTH];
+	__u32 depth;
+	__u32 pad;
 };
 
 struct cont_pending_spin {

@@ -20,6 +20,7 @@ _Static_assert(sizeof(struct cont_val) == 48 + 4 * LS_HIST_SLOTS, "cont_val layo
 _Static_assert(sizeof(struct cont_stack) == 8 + 8 * LS_STACK_DEPTH, "cont_stack layout is shared with BPF");
 _Static_assert(sizeof(struct cont_pending) == 32, "cont_pending layout is shared with BPF");
 _Static_assert(sizeof(struct cont_pending_spin) == 8 + 32 * LS_PENDING_SPIN_DEPTH, "cont_pending_spin layout");
+_Static_assert(sizeof(struct cont_task_waits) == 36 * LS_PENDING_TASK_DEPTH + 8, "cont_task_waits layout");
 _Static_assert(sizeof(struct cont_comm) == LS_COMM_LEN + 8, "cont_comm layout is shared with BPF");
 _Static_assert(sizeof(struct stack_sampler) == 40 + 8 * LS_SAMPLER_SLOTS + 8 * LS_SAMPLED_LOCKS,
 	       "stack_sampler layout is shared with BPF");
@@ -86,6 +87,25 @@ static void select_programs(struct contention_bpf *s, bool btf)
 	bpf_program__set_autoload(btf ? s->progs.end_tp : s->progs.end_btf, false);
 }
 
+/*
+ * The end program first: a begin seen before its end program was there
+ * would leave a wait open whose end never comes, closed at the stop as
+ * a wait of the whole recording. An end before its begin's program is
+ * only counted (missing_begin). The skeleton's detach takes the begin
+ * first, for the same reason.
+ */
+static int attach_ends_first(struct contention_bpf *s, bool btf)
+{
+	struct bpf_link **end = btf ? &s->links.end_btf : &s->links.end_tp;
+	struct bpf_link **begin = btf ? &s->links.begin_btf : &s->links.begin_tp;
+
+	*end = bpf_program__attach(btf ? s->progs.end_btf : s->progs.end_tp);
+	if (!*end)
+		return -errno;
+	*begin = bpf_program__attach(btf ? s->progs.begin_btf : s->progs.begin_tp);
+	return *begin ? 0 : -errno;
+}
+
 static int load_and_attach(struct collector *c, struct locks *l, bool btf)
 {
 	struct contention_bpf *s = contention_bpf__open();
@@ -110,7 +130,7 @@ static int load_and_attach(struct collector *c, struct locks *l, bool btf)
 	if (!err)
 		err = contention_bpf__load(s);
 	if (!err)
-		err = contention_bpf__attach(s);
+		err = attach_ends_first(s, btf);
 	if (err) {
 		contention_bpf__destroy(s);
 		return err;
@@ -344,7 +364,11 @@ static int add_inflight(struct locks *l, const struct cont_pending *p, uint64_t 
 	return 0;
 }
 
-/* The tasks still waiting, from the task iterator: one struct cont_pending each. */
+/*
+ * The tasks still waiting, from the task iterator: one struct cont_pending
+ * for each wait open (two for PREEMPT_RT's nested ones). A wait whose end
+ * was lost is no longer among them once its task began another.
+ */
 static int close_sleeping(struct locks *l, uint64_t stop, size_t *n)
 {
 	struct bpf_link *link = bpf_program__attach_iter(l->skel->progs.waiting_tasks, NULL);

@@ -68,4 +68,61 @@ check "a mutex's spins and sleeps are one wait, typed mutex: $(row_field mutex.o
 check "... of 20 ms or more" between "$(row_field mutex.out 0x3000 0x20 total)" $((20 * MS)) $((500 * MS))
 check "... no begin taken for a lost end" test "$(lost_of mutex.out stale_begin)" = 0
 
+# A sleeping wait whose end was lost, then a new wait on the same lock:
+# the new one is timed from its own begin. Only a mutex's spin after its
+# sleep, or sleep after its spin, goes on with the wait before it.
+drive relock <<EOF
+begin 0x4000 0x2
+sleep 300
+begin 0x4000 0x2
+end 0x4000 0
+begin 0x5000 0
+sleep 300
+begin 0x5000 0
+end 0x5000 0
+begin 0x6000 0x20
+sleep 300
+begin 0x6000 0x20
+end 0x6000 0
+begin 0x7000 0x4
+sleep 300
+begin 0x7000 0x4
+rows
+lost
+inflight
+EOF
+for w in "0x4000 0x2 rwsem:R" "0x5000 0 semaphore" "0x6000 0x20 mutex"; do
+	set -- $w
+	check "a $3 wait after one whose end was lost is timed from its own begin: $(row_field relock.out $1 $2 max) ns" \
+		between "$(row_field relock.out $1 $2 max)" 0 $((200 * MS))
+done
+check "... each old one counted stale_begin: $(lost_of relock.out stale_begin)" test "$(lost_of relock.out stale_begin)" = 4
+age=$(awk '$1 == "inflight" && $2 == "addr=0x7000" { sub("age=", "", $4); print $4 }' relock.out)
+check "the wait left open at the stop is the new one: age $age ns" between "$age" 0 $((200 * MS))
+
+# PREEMPT_RT: a rwbase read wait, and inside it the wait for its
+# rt_mutex, on another address (kernel/locking/rwbase_rt.c).
+drive rt <<EOF
+begin 0x8000 0xa
+sleep 10
+begin 0x8008 0x8
+sleep 10
+end 0x8008 0
+sleep 10
+end 0x8000 0
+begin 0x9000 0xa
+begin 0x9008 0x8
+rows
+lost
+inflight
+EOF
+check "the outer rwbase wait is timed whole: $(row_field rt.out 0x8000 0xa total) ns" \
+	between "$(row_field rt.out 0x8000 0xa total)" $((30 * MS)) $((500 * MS))
+check "the inner rt_mutex wait is its own: $(row_field rt.out 0x8008 0x8 total) ns" \
+	between "$(row_field rt.out 0x8008 0x8 total)" $((10 * MS)) $((30 * MS - 1))
+check "... neither end lost: missing_begin $(lost_of rt.out missing_begin), stale_begin $(lost_of rt.out stale_begin)" \
+	test "$(lost_of rt.out missing_begin)$(lost_of rt.out stale_begin)" = 00
+check "both nested waits open at the stop are closed there" \
+	test "$(grep -c -e '^inflight addr=0x9000 flags=0xa ' -e '^inflight addr=0x9008 flags=0x8 ' rt.out)" = 2
+
 done_testing

@@ -13,7 +13,7 @@
  *   sleep MS
  *   comm NAME             this thread's command name (prctl)
  *   other CMD...          CMD run by another process, not a target (-f)
- *   thread CMD...         CMD run by another thread of this process
+ *   thread CMD...         CMD run by another thread of this process (not with -n)
  *   rows                  "row addr= flags= err= tid= count= total= max=", summed over CPUs
  *   lost                  "lost NAME=N ..."
  *   inflight              "inflight addr= flags= age=" for each wait the iterator
@@ -21,8 +21,8 @@
  *   comms                 "comm tid= tgid= name="
  *
  * Options: -t (per_task), -f (filter targets: this process only), -n
- * (PID namespace of the "ns" commands' processes: a new one).
- *   ns CMD...             CMD run by the first process of a new PID namespace
+ * (lockstat's PID namespace: a new one, as when it runs in a container).
+ *   ns CMD...             CMD run by a process of that namespace, its second (tid 2)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -201,10 +201,8 @@ static void *thread_main(void *arg)
 }
 
 /*
- * A process, not in the targets map; on CPU 0 as everything here. The
- * first one forked after the driver made a PID namespace (-n) is that
- * namespace's first process (tid 1), as lockstat's own when it runs
- * inside a container.
+ * A process, not in the targets map; on CPU 0 as everything here. With
+ * -n, in the driver's new PID namespace.
  */
 static int start_process(struct helper *h)
 {
@@ -256,6 +254,31 @@ static int command(char *line)
 	return 0;
 }
 
+static pid_t ns_init;
+
+/*
+ * A PID namespace for the processes forked from now on, its first one
+ * (tid 1) paused until the driver is done (killing it ends the
+ * namespace's other processes too): the namespace has no inode to name
+ * it by before.
+ */
+static int new_pidns(struct stat *st)
+{
+	char path[64];
+
+	if (unshare(CLONE_NEWPID))
+		return -1;
+	ns_init = fork();
+	if (ns_init < 0)
+		return -1;
+	if (ns_init == 0) {
+		pause();
+		_exit(0);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", ns_init);
+	return stat(path, st);
+}
+
 static int load(bool per_task, bool filter, bool want_ns)
 {
 	__u32 tgid = getpid(), one = 1;
@@ -265,7 +288,7 @@ static int load(bool per_task, bool filter, bool want_ns)
 	if (!skel)
 		return -errno;
 	if (want_ns) {
-		if (unshare(CLONE_NEWPID) || stat("/proc/self/ns/pid_for_children", &st))
+		if (new_pidns(&st))
 			return -errno;
 		skel->rodata->pidns_dev = st.st_dev;
 		skel->rodata->pidns_ino = st.st_ino;
@@ -315,8 +338,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "contdrive: loading the contention object: %s\n", strerror(errno));
 		return 1;
 	}
-	if ((want_ns && start_process(&ns)) || start_process(&other) || helper_open(&thread) ||
-	    pthread_create(&th, NULL, thread_main, &thread)) {
+	/* A process whose children go to another PID namespace may not make threads. */
+	if ((want_ns && start_process(&ns)) || start_process(&other) ||
+	    (!want_ns && (helper_open(&thread) || pthread_create(&th, NULL, thread_main, &thread)))) {
 		perror("contdrive: helpers");
 		return 1;
 	}
@@ -325,6 +349,8 @@ int main(int argc, char **argv)
 			err = 1;
 	close(other.cmd[1]);
 	close(ns.cmd[1]);
+	if (ns_init > 0)
+		kill(ns_init, SIGKILL);
 	while (wait(NULL) > 0)
 		;
 	contention_bpf__destroy(skel);
