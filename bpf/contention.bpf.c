@@ -449,8 +449,21 @@ static void account(const struct cont_key *key, __u64 delta)
 		add_square(v, delta);
 }
 
+/*
+ * A wait ends: ret < 0, it gave up without the lock, a row of its own
+ * with the errno: a task's wait (-EINTR, ww_mutex's -EDEADLK) or, since
+ * Linux 6.15, an rqspinlock's spin (-ETIMEDOUT, -EDEADLK).
+ */
+static void close_wait(struct cont_pending *p, int ret, __u64 now)
+{
+	if (ret < 0)
+		p->key.bits = cont_key_with_err(p->key.bits, -ret);
+	account(&p->key, now - p->start_ns);
+	p->start_ns = 0;
+}
+
 /* Search the per-CPU stack from the top; waits end in LIFO order. */
-static bool end_spin(struct cont_pending_spin *ps, __u64 addr, __u64 now)
+static bool end_spin(struct cont_pending_spin *ps, __u64 addr, int ret, __u64 now)
 {
 	__u32 i;
 
@@ -461,18 +474,14 @@ static bool end_spin(struct cont_pending_spin *ps, __u64 addr, __u64 now)
 
 		if (at >= ps->depth || ps->slot[at].key.lock_addr != addr)
 			continue;
-		account(&ps->slot[at].key, now - ps->slot[at].start_ns);
+		close_wait(&ps->slot[at], ret, now);
 		ps->depth = at;	/* anything above it was abandoned */
 		return true;
 	}
 	return false;
 }
 
-/*
- * ret < 0: the task gave up (-EINTR, ww_mutex's -EDEADLK): a row of its
- * own. The innermost wait of that lock ends; any inside it lost their
- * ends.
- */
+/* The innermost wait of that lock ends; any inside it lost their ends. */
 static void end_task(__u64 addr, int ret, __u64 now)
 {
 	struct cont_task_waits *w = bpf_task_storage_get(&task_waits, bpf_get_current_task_btf(), NULL, 0);
@@ -483,10 +492,7 @@ static void end_task(__u64 addr, int ret, __u64 now)
 
 		if (i > w->depth || !p->start_ns || p->key.lock_addr != addr)
 			continue;
-		if (ret < 0)
-			p->key.bits = cont_key_with_err(p->key.bits, -ret);
-		account(&p->key, now - p->start_ns);
-		p->start_ns = 0;
+		close_wait(p, ret, now);
 		if (w->depth > i)
 			count_lost(&lost.stale_begin);
 		w->depth = i - 1;
@@ -504,7 +510,7 @@ static __always_inline void on_end(__u64 addr, int ret)
 
 	if (!g)
 		return;
-	if (ps && !end_spin(ps, addr, now))
+	if (ps && !end_spin(ps, addr, ret, now))
 		end_task(addr, ret, now);
 	guard_leave(g);
 }

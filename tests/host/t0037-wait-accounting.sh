@@ -125,4 +125,14 @@ check "... neither end lost: missing_begin $(lost_of rt.out missing_begin), stal
 check "both nested waits open at the stop are closed there" \
 	test "$(grep -c -e '^inflight addr=0x9000 flags=0xa ' -e '^inflight addr=0x9008 flags=0x8 ' rt.out)" = 2
 
+# rqspinlock (6.15+) ends a spinning wait with -ETIMEDOUT or -EDEADLK.
+drive spinfail <<EOF
+begin 0xa000 1
+end 0xa000 -110
+rows
+EOF
+check "a spin that gave up is a row with its errno: $(row_field spinfail.out 0xa000 0x1 count 110)" \
+	test "$(row_field spinfail.out 0xa000 0x1 count 110)" = 1
+check "... never a wait that took the lock" test -z "$(row_field spinfail.out 0xa000 0x1 count)"
+
 done_testing
