@@ -458,7 +458,10 @@ static void close_wait(struct cont_pending *p, int ret, __u64 now)
 {
 	if (ret < 0)
 		p->key.bits = cont_key_with_err(p->key.bits, -ret);
-	account(&p->key, now - p->start_ns);
+	if (now >= p->start_ns)
+		account(&p->key, now - p->start_ns);
+	else	/* a wrapped difference would be a wait of 584 years */
+		count_lost(&lost.end_before_begin);
 	p->start_ns = 0;
 }
 

@@ -174,6 +174,7 @@ struct cont_lost {
 	__u64 map_full;		/* stats map full: the wait was not counted */
 	__u64 targets_full;	/* a child of the workload could not be followed */
 	__u64 in_probe;		/* a wait begun while one of our programs ran on its CPU */
+	__u64 end_before_begin;	/* an end whose clock read earlier than its begin's */
 };
 
 #endif /* __LOCKSTAT_CONTENTION_H */

@@ -29,7 +29,7 @@ _Static_assert(sizeof(struct stack_sampler) == 40 + 8 * LS_SAMPLER_SLOTS + 8 * L
 static const char *const lost_names[] = {
 	"missing_begin", "nested_dropped", "stale_begin", "pending_full",
 	"stacks_full", "stack_error", "map_full", "targets_full", "in_probe",
-	"recursion_begin", "recursion_end",
+	"end_before_begin", "recursion_begin", "recursion_end",
 };
 
 #define NLOST		(sizeof(lost_names) / sizeof(lost_names[0]))

@@ -135,4 +135,21 @@ check "a spin that gave up is a row with its errno: $(row_field spinfail.out 0xa
 	test "$(row_field spinfail.out 0xa000 0x1 count 110)" = 1
 check "... never a wait that took the lock" test -z "$(row_field spinfail.out 0xa000 0x1 count)"
 
+# A clock read at the end earlier than the begin's (two CPUs' clocks):
+# not a wait of 584 years.
+drive backwards <<EOF
+begin 0xd000 1
+shift 0xd000 10000
+end 0xd000 0
+begin 0xd100 0x2
+shift 0xd100 10000
+end 0xd100 0
+rows
+lost
+EOF
+check "an end before its begin is no wait: $(row_field backwards.out 0xd000 0x1 max) $(row_field backwards.out 0xd100 0x2 max)" \
+	test -z "$(row_field backwards.out 0xd000 0x1 count)$(row_field backwards.out 0xd100 0x2 count)"
+check "... each counted end_before_begin: $(lost_of backwards.out end_before_begin)" \
+	test "$(lost_of backwards.out end_before_begin)" = 2
+
 done_testing

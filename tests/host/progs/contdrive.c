@@ -11,6 +11,7 @@
  *   begin ADDR FLAGS      a contention_begin
  *   end ADDR RET          a contention_end
  *   sleep MS
+ *   shift ADDR MS         the start of ADDR's open waits (this thread's, CPU 0's) moved by MS
  *   comm NAME             this thread's command name (prctl)
  *   other CMD...          CMD run by another process, not a target (-f)
  *   thread CMD...         CMD run by another thread of this process (not with -n)
@@ -48,9 +49,13 @@
 static const char *const lost_names[] = {
 	"missing_begin", "nested_dropped", "stale_begin", "pending_full",
 	"stacks_full", "stack_error", "map_full", "targets_full", "in_probe",
+	"end_before_begin",
 };
 _Static_assert(sizeof(lost_names) / sizeof(lost_names[0]) == sizeof(struct cont_lost) / sizeof(__u64),
 	       "one name per loss counter");
+
+/* A spinning wait on a CPU's stack. */
+#define SPIN_SLOT(ps, d)	((ps)->slot[d])
 
 static struct contention_bpf *skel;
 static int ncpus;
@@ -133,9 +138,39 @@ static void print_inflight(void)
 	bpf_link__destroy(link);
 	if (ps && !bpf_map__lookup_elem(skel->maps.pending_spin, &zero, sizeof(zero), ps, sizeof(*ps) * ncpus, 0))
 		for (d = 0; d < ps[0].depth && d < LS_PENDING_SPIN_DEPTH; d++)
-			printf("spinning addr=%#llx age=%lld\n", (unsigned long long)ps[0].slot[d].key.lock_addr,
-			       (long long)(now - ps[0].slot[d].start_ns));
+			printf("spinning addr=%#llx age=%lld\n", (unsigned long long)SPIN_SLOT(&ps[0], d).key.lock_addr,
+			       (long long)(now - SPIN_SLOT(&ps[0], d).start_ns));
 	free(ps);
+}
+
+/*
+ * Moves the start of the open waits of addr, this thread's and those on
+ * CPU 0's stack, by ms: a clock that went back between begin and end.
+ */
+static int shift_start(uint64_t addr, long long ms)
+{
+	int pidfd = syscall(SYS_pidfd_open, gettid(), 0), err = 0;
+	struct cont_pending_spin *ps = calloc(ncpus, sizeof(*ps));
+	struct cont_task_waits w;
+	__u32 zero = 0, d;
+
+	if (!ps || pidfd < 0)
+		return -1;
+	if (!bpf_map__lookup_elem(skel->maps.pending_spin, &zero, sizeof(zero), ps, sizeof(*ps) * ncpus, 0)) {
+		for (d = 0; d < ps[0].depth && d < LS_PENDING_SPIN_DEPTH; d++)
+			if (SPIN_SLOT(&ps[0], d).key.lock_addr == addr)
+				SPIN_SLOT(&ps[0], d).start_ns += ms * 1000000;
+		err = bpf_map__update_elem(skel->maps.pending_spin, &zero, sizeof(zero), ps, sizeof(*ps) * ncpus, 0);
+	}
+	if (!err && !bpf_map__lookup_elem(skel->maps.task_waits, &pidfd, sizeof(pidfd), &w, sizeof(w), 0)) {
+		for (d = 0; d < w.depth && d < LS_PENDING_TASK_DEPTH; d++)
+			if (w.slot[d].key.lock_addr == addr)
+				w.slot[d].start_ns += ms * 1000000;
+		err = bpf_map__update_elem(skel->maps.task_waits, &pidfd, sizeof(pidfd), &w, sizeof(w), 0);
+	}
+	close(pidfd);
+	free(ps);
+	return err;
 }
 
 static void print_comms(void)
@@ -237,6 +272,8 @@ static int command(char *line)
 		return run(skel->progs.end_raw, a, (uint64_t)(int64_t)(int)b);
 	if (!strcmp(op, "sleep") && sscanf(line, "%*s %lli", &b) == 1)
 		return usleep(b * 1000);
+	if (!strcmp(op, "shift") && sscanf(line, "%*s %lli %lli", &a, &b) == 2)
+		return shift_start(a, b);
 	if (!strcmp(op, "comm") && sscanf(line, "%*s %63s", arg) == 1)
 		return prctl(PR_SET_NAME, arg);
 	if (!strcmp(op, "rows"))
