@@ -250,14 +250,14 @@ static bool top_is_stale(const struct cont_pending_spin *ps, __u32 depth, __u64 
 	if (depth == 0 || depth > LS_PENDING_SPIN_DEPTH)
 		return false;
 	barrier_var(top);
-	return now - ps->slot[top & (LS_PENDING_SPIN_DEPTH - 1)].start_ns > STALE_SPIN_NS;
+	return now - ps->slot[top & (LS_PENDING_SPIN_DEPTH - 1)].p.start_ns > STALE_SPIN_NS;
 }
 
 static void begin_spin(void *ctx, __u64 addr, __u32 flags, __u64 now)
 {
 	__u32 zero = 0, depth;
 	struct cont_pending_spin *ps = bpf_map_lookup_elem(&pending_spin, &zero);
-	struct cont_pending *slot;
+	struct cont_spin_wait *slot;
 
 	if (!ps)
 		return;
@@ -272,9 +272,10 @@ static void begin_spin(void *ctx, __u64 addr, __u32 flags, __u64 now)
 	}
 	barrier_var(depth);
 	slot = &ps->slot[depth & (LS_PENDING_SPIN_DEPTH - 1)];
-	fill_key(ctx, &slot->key, addr, flags, now);
-	touch_row(&slot->key);
-	slot->start_ns = now;
+	fill_key(ctx, &slot->p.key, addr, flags, now);
+	touch_row(&slot->p.key);
+	slot->p.start_ns = now;
+	slot->task = (__u64)bpf_get_current_task_btf();
 	if (top_is_stale(ps, depth, now)) {
 		count_lost(&lost.stale_begin);
 		ps->slot[0] = *slot;
@@ -465,20 +466,35 @@ static void close_wait(struct cont_pending *p, int ret, __u64 now)
 	p->start_ns = 0;
 }
 
-/* Search the per-CPU stack from the top; waits end in LIFO order. */
+/*
+ * Search the per-CPU stack from the top, for the current task's wait on
+ * that lock; waits end in LIFO order. A wait whose end was lost stays on
+ * the stack: another task's end on that lock, whose begin was not
+ * recorded (not a target, or skipped), closed it as a wait of all the
+ * time since (rq.__lock, 620 ms, fdstorm), and so may any end of its own
+ * task after more than a second.
+ */
 static bool end_spin(struct cont_pending_spin *ps, __u64 addr, int ret, __u64 now)
 {
+	__u64 task = (__u64)bpf_get_current_task_btf();
 	__u32 i;
 
 	if (ps->depth == 0)
 		return false;
 	for (i = LS_PENDING_SPIN_DEPTH; i > 0; i--) {
-		__u32 at = i - 1;
+		struct cont_spin_wait *w = &ps->slot[i - 1];
 
-		if (at >= ps->depth || ps->slot[at].key.lock_addr != addr)
+		if (i > ps->depth || w->p.key.lock_addr != addr || w->task != task)
 			continue;
-		close_wait(&ps->slot[at], ret, now);
-		ps->depth = at;	/* anything above it was abandoned */
+		if (now - w->p.start_ns > STALE_SPIN_NS && now > w->p.start_ns) {
+			count_lost(&lost.stale_begin);
+			w->p.start_ns = 0;
+		} else {
+			close_wait(&w->p, ret, now);
+		}
+		if (ps->depth > i)	/* anything above it was abandoned */
+			count_lost(&lost.stale_begin);
+		ps->depth = i - 1;
 		return true;
 	}
 	return false;

@@ -153,10 +153,20 @@ struct cont_task_waits {
 	__u32 pad;
 };
 
+/*
+ * A spinning wait, with its task: the current one of the context that
+ * spins (an interrupt's is the task it interrupted). Only that task's
+ * end closes it.
+ */
+struct cont_spin_wait {
+	struct cont_pending p;
+	__u64 task;		/* its task_struct, only compared */
+};
+
 struct cont_pending_spin {
 	__u32 depth;
 	__u32 pad;
-	struct cont_pending slot[LS_PENDING_SPIN_DEPTH];
+	struct cont_spin_wait slot[LS_PENDING_SPIN_DEPTH];
 };
 
 /*

@@ -19,7 +19,7 @@ _Static_assert(sizeof(struct cont_key) == 24, "cont_key layout is shared with BP
 _Static_assert(sizeof(struct cont_val) == 48 + 4 * LS_HIST_SLOTS, "cont_val layout is shared with BPF");
 _Static_assert(sizeof(struct cont_stack) == 8 + 8 * LS_STACK_DEPTH, "cont_stack layout is shared with BPF");
 _Static_assert(sizeof(struct cont_pending) == 32, "cont_pending layout is shared with BPF");
-_Static_assert(sizeof(struct cont_pending_spin) == 8 + 32 * LS_PENDING_SPIN_DEPTH, "cont_pending_spin layout");
+_Static_assert(sizeof(struct cont_pending_spin) == 8 + 40 * LS_PENDING_SPIN_DEPTH, "cont_pending_spin layout");
 _Static_assert(sizeof(struct cont_task_waits) == 36 * LS_PENDING_TASK_DEPTH + 8, "cont_task_waits layout");
 _Static_assert(sizeof(struct cont_comm) == LS_COMM_LEN + 8, "cont_comm layout is shared with BPF");
 _Static_assert(sizeof(struct stack_sampler) == 40 + 8 * LS_SAMPLER_SLOTS + 8 * LS_SAMPLED_LOCKS,
@@ -407,8 +407,8 @@ static int close_spinning(struct locks *l, uint64_t stop, size_t *n)
 	/* As in BPF: a spin older than a second lost its end; do not close it. */
 	for (cpu = 0; cpu < l->ncpus && !err; cpu++)
 		for (d = 0; d < ps[cpu].depth && d < LS_PENDING_SPIN_DEPTH && !err; d++)
-			if (stop - ps[cpu].slot[d].start_ns < 1000000000ULL)
-				err = add_inflight(l, &ps[cpu].slot[d], stop, n);
+			if (stop - ps[cpu].slot[d].p.start_ns < 1000000000ULL)
+				err = add_inflight(l, &ps[cpu].slot[d].p, stop, n);
 out:
 	free(ps);
 	return err;
@@ -476,7 +476,7 @@ static int spinning_stacks(struct locks *l, struct htab *stacks)
 	if (!bpf_map__lookup_elem(l->skel->maps.pending_spin, &zero, sizeof(zero), ps, sizeof(*ps) * l->ncpus, 0))
 		for (cpu = 0; cpu < l->ncpus && !err; cpu++)
 			for (d = 0; d < ps[cpu].depth && d < LS_PENDING_SPIN_DEPTH && !err; d++)
-				err = stack_set_add(stacks, ps[cpu].slot[d].key.stack);
+				err = stack_set_add(stacks, ps[cpu].slot[d].p.key.stack);
 	free(ps);
 	return err;
 }

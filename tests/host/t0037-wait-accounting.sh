@@ -152,4 +152,23 @@ check "an end before its begin is no wait: $(row_field backwards.out 0xd000 0x1 
 check "... each counted end_before_begin: $(lost_of backwards.out end_before_begin)" \
 	test "$(lost_of backwards.out end_before_begin)" = 2
 
+# A spinning wait whose end was lost stays on its CPU's stack: another
+# task's end on the same lock (not a target: its begin was never
+# recorded) must not close it; nor may any end close it after a second.
+drive spinstale -f <<EOF
+begin 0xb000 1
+sleep 620
+other end 0xb000 0
+begin 0xc000 1
+sleep 1100
+end 0xc000 0
+rows
+lost
+EOF
+check "another task's end does not close a wait left on the CPU: $(row_field spinstale.out 0xb000 0x1 max) ns" \
+	test -z "$(row_field spinstale.out 0xb000 0x1 count)"
+check "a spin open for over a second is not closed as a wait: $(row_field spinstale.out 0xc000 0x1 max) ns" \
+	test -z "$(row_field spinstale.out 0xc000 0x1 count)"
+check "... but counted stale_begin: $(lost_of spinstale.out stale_begin)" test "$(lost_of spinstale.out stale_begin)" = 1
+
 done_testing

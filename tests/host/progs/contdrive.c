@@ -55,7 +55,7 @@ _Static_assert(sizeof(lost_names) / sizeof(lost_names[0]) == sizeof(struct cont_
 	       "one name per loss counter");
 
 /* A spinning wait on a CPU's stack. */
-#define SPIN_SLOT(ps, d)	((ps)->slot[d])
+#define SPIN_SLOT(ps, d)	((ps)->slot[d].p)
 
 static struct contention_bpf *skel;
 static int ncpus;
