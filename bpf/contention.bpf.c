@@ -127,15 +127,20 @@ static __u32 classify_lock(__u64 addr, __u32 flags)
 	return LOCK_CLASS_NONE;
 }
 
-static void remember_comm(__u64 pid_tgid)
+/*
+ * The task's command and process as of its latest wait: a TID reused by
+ * another process, or a thread renamed, replaces the entry (a first
+ * entry kept for good named a new task's waits after an old one).
+ */
+static void remember_comm(__u32 tid, __u32 tgid)
 {
-	__u32 tid = (__u32)pid_tgid;
-	struct cont_comm c = { .tgid = pid_tgid >> 32 };
+	struct cont_comm c = { .tgid = tgid }, *old = bpf_map_lookup_elem(&comms, &tid);
 
-	if (bpf_map_lookup_elem(&comms, &tid))
-		return;
 	bpf_get_current_comm(c.comm, sizeof(c.comm));
-	bpf_map_update_elem(&comms, &tid, &c, BPF_NOEXIST);
+	if (old && old->tgid == tgid && *(__u64 *)old->comm == *(__u64 *)c.comm &&
+	    *(__u64 *)&old->comm[8] == *(__u64 *)&c.comm[8])
+		return;
+	bpf_map_update_elem(&comms, &tid, &c, BPF_ANY);
 }
 
 /* Frames mixed into 63 bits; the top bit tells a stack from LS_STACK_NONE/ERR. */
@@ -194,10 +199,13 @@ static void fill_key(void *ctx, struct cont_key *k, __u64 addr, __u32 flags, __u
 	k->stack = shift >= 0 ? take_stack(ctx) : LS_STACK_NONE;
 	k->tid = 0;
 	if (per_task) {
-		__u64 pid_tgid = bpf_get_current_pid_tgid();
+		__u32 tgid, tid;
 
-		k->tid = (__u32)pid_tgid;
-		remember_comm(pid_tgid);
+		/* As lockstat's PID namespace sees it; a task it does not see has none. */
+		if (ids_in_ns(bpf_get_current_pid_tgid(), &tgid, &tid) && tid) {
+			k->tid = tid;
+			remember_comm(tid, tgid);
+		}
 	}
 }
 

@@ -116,6 +116,8 @@ static int load_and_attach(struct collector *c, struct locks *l, bool btf)
 		return -errno;
 	s->rodata->filter_targets = o->filter_targets;
 	s->rodata->per_task = o->per_task;
+	s->rodata->pidns_dev = c->pidns_dev;	/* -t's IDs as lockstat's PID namespace has them */
+	s->rodata->pidns_ino = c->pidns_ino;
 	set_sampler_rodata(s->rodata, o->stack_rate);
 	bpf_program__set_autoattach(s->progs.waiting_tasks, false);
 	s->rodata->lockname_slab = lockname__want_slab(l->names);

@@ -171,4 +171,26 @@ check "a spin open for over a second is not closed as a wait: $(row_field spinst
 	test -z "$(row_field spinstale.out 0xc000 0x1 count)"
 check "... but counted stale_begin: $(lost_of spinstale.out stale_begin)" test "$(lost_of spinstale.out stale_begin)" = 1
 
+# -t: a task's command as of its latest wait (a TID is reused, a thread
+# renamed); its IDs as lockstat's PID namespace sees them.
+drive comm -t <<EOF
+comm first
+begin 0xe000 1
+end 0xe000 0
+comm second
+begin 0xe000 1
+end 0xe000 0
+comms
+EOF
+check "a renamed task's waits carry its new name" grep -q "name=second\$" comm.out
+drive ns -t -n <<EOF
+ns begin 0xf000 1
+ns end 0xf000 0
+rows
+comms
+EOF
+check "a task in lockstat's PID namespace has its ID there: $(row_field ns.out 0xf000 0x1 tid)" \
+	test "$(row_field ns.out 0xf000 0x1 tid)" = 2
+check "... in the command table too" grep -q "^comm tid=2 tgid=2 " ns.out
+
 done_testing
