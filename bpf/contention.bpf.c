@@ -261,8 +261,24 @@ static bool top_is_stale(const struct cont_pending_spin *ps, __u32 depth, __u64 
 	return now - ps->slot[top & (LS_PENDING_SPIN_DEPTH - 1)].p.start_ns > STALE_SPIN_NS;
 }
 
+/*
+ * Whether the CPU's pending spins are another task's: a spinner keeps its
+ * CPU until its end (preemption is off; an interrupt's waits are the
+ * interrupted task's), so those all lost their ends.
+ */
+static bool top_is_other_task(const struct cont_pending_spin *ps, __u32 depth, __u64 task)
+{
+	__u32 top = depth - 1;
+
+	if (depth == 0 || depth > LS_PENDING_SPIN_DEPTH)
+		return false;
+	barrier_var(top);
+	return ps->slot[top & (LS_PENDING_SPIN_DEPTH - 1)].task != task;
+}
+
 static void begin_spin(void *ctx, __u64 addr, __u32 flags, __u64 now)
 {
+	__u64 task = (__u64)bpf_get_current_task_btf();
 	__u32 zero = 0, depth;
 	struct cont_pending_spin *ps = bpf_map_lookup_elem(&pending_spin, &zero);
 	struct cont_spin_wait *slot;
@@ -270,6 +286,10 @@ static void begin_spin(void *ctx, __u64 addr, __u32 flags, __u64 now)
 	if (!ps)
 		return;
 	depth = ps->depth;
+	if (top_is_other_task(ps, depth, task)) {
+		count_lost(&lost.stale_begin);
+		depth = 0;
+	}
 	if (depth >= LS_PENDING_SPIN_DEPTH) {
 		if (!top_is_stale(ps, depth, now)) {
 			count_lost(&lost.nested_dropped);
@@ -283,7 +303,7 @@ static void begin_spin(void *ctx, __u64 addr, __u32 flags, __u64 now)
 	fill_key(ctx, &slot->p.key, addr, flags, now);
 	touch_row(&slot->p.key);
 	slot->p.start_ns = now;
-	slot->task = (__u64)bpf_get_current_task_btf();
+	slot->task = task;
 	if (top_is_stale(ps, depth, now)) {
 		count_lost(&lost.stale_begin);
 		ps->slot[0] = *slot;

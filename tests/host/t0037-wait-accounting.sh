@@ -171,6 +171,21 @@ check "a spin open for over a second is not closed as a wait: $(row_field spinst
 	test -z "$(row_field spinstale.out 0xc000 0x1 count)"
 check "... but counted stale_begin: $(lost_of spinstale.out stale_begin)" test "$(lost_of spinstale.out stale_begin)" = 1
 
+# A spin left open by one task is stale once another task spins on that
+# CPU: no task loses its CPU while it spins.
+drive spinswitch <<EOF
+begin 0x1100 1
+thread begin 0x1200 1
+inflight
+thread end 0x1200 0
+rows
+lost
+EOF
+check "another task's spin on the CPU drops the one left open: $(grep -c '^spinning' spinswitch.out) open" \
+	test "$(grep '^spinning' spinswitch.out | cut -d' ' -f2 | tr '\n' ' ')" = "addr=0x1200 "
+check "... counted stale_begin: $(lost_of spinswitch.out stale_begin)" test "$(lost_of spinswitch.out stale_begin)" = 1
+check "... and its own wait is counted" test "$(row_field spinswitch.out 0x1200 0x1 count)" = 1
+
 # -t: a task's command as of its latest wait (a TID is reused, a thread
 # renamed); its IDs as lockstat's PID namespace sees them.
 drive comm -t <<EOF
