@@ -408,8 +408,10 @@ static void begin_task(void *ctx, __u64 addr, __u32 flags, __u64 now)
  * Every wait is timed from here, before its stack and its row: the lock's
  * holder goes on while a stack is taken, so a clock started after it
  * measured the sampled waits short (a microsecond off a 200 ns wait), and
- * the callers' estimates, made of sampled waits only, disagreed with
- * their lock's exact total. Our own cost is part of every wait alike.
+ * the callers' estimates, made of sampled waits only, fell below their
+ * lock's exact total. The stack's time is now part of its wait instead: a
+ * sampled wait lasts at least as long as its stack (fdstorm, 2 busy CPUs:
+ * callers' sampled p50 3.1-3.7 us, the lock's p50 466 ns).
  */
 static __always_inline void on_begin(void *ctx, __u64 addr, __u32 flags)
 {
