@@ -16,6 +16,7 @@
 #define LS_STACK_DEPTH		32	/* kernel frames kept per stack */
 #define LS_HIST_SLOTS		40	/* log2(ns) buckets: slot i holds [2^i, 2^(i+1)) ns */
 #define LS_PENDING_SPIN_DEPTH	4	/* nested spinning waits per CPU (task + irq + nmi) */
+#define LS_PENDING_TASK_DEPTH	2	/* nested waits per task (PREEMPT_RT's rwbase and its rt_mutex) */
 #define LS_COMM_LEN		16
 
 /* lock:contention_begin flags, include/trace/events/lock.h */
@@ -161,10 +162,33 @@ struct cont_pending {
 	struct cont_key key;
 };
 
+/*
+ * A task's waits in progress, innermost last: two at most, PREEMPT_RT's
+ * rwbase wait and the rt_mutex wait inside it, on another address.
+ * last_flags: the flags of each one's latest begin, which tell a mutex's
+ * next step (a spin after a sleep, a sleep after a spin) from a new wait.
+ */
+struct cont_task_waits {
+	struct cont_pending slot[LS_PENDING_TASK_DEPTH];
+	__u32 last_flags[LS_PENDING_TASK_DEPTH];
+	__u32 depth;
+	__u32 pad;
+};
+
+/*
+ * A spinning wait, with its task: the current one of the context that
+ * spins (an interrupt's is the task it interrupted). Only that task's
+ * end closes it.
+ */
+struct cont_spin_wait {
+	struct cont_pending p;
+	__u64 task;		/* its task_struct, only compared */
+};
+
 struct cont_pending_spin {
 	__u32 depth;
 	__u32 pad;
-	struct cont_pending slot[LS_PENDING_SPIN_DEPTH];
+	struct cont_spin_wait slot[LS_PENDING_SPIN_DEPTH];
 };
 
 /*
@@ -183,6 +207,7 @@ struct cont_lost {
 	__u64 map_full;		/* stats map full: the wait was not counted */
 	__u64 targets_full;	/* a child of the workload could not be followed */
 	__u64 in_probe;		/* a wait begun while one of our programs ran on its CPU */
+	__u64 end_before_begin;	/* an end whose clock read earlier than its begin's */
 };
 
 #endif /* __LOCKSTAT_CONTENTION_H */

@@ -19,7 +19,8 @@ _Static_assert(sizeof(struct cont_key) == 24, "cont_key layout is shared with BP
 _Static_assert(sizeof(struct cont_val) == 48 + 4 * LS_HIST_SLOTS, "cont_val layout is shared with BPF");
 _Static_assert(sizeof(struct cont_stack) == 8 + 8 * LS_STACK_DEPTH, "cont_stack layout is shared with BPF");
 _Static_assert(sizeof(struct cont_pending) == 32, "cont_pending layout is shared with BPF");
-_Static_assert(sizeof(struct cont_pending_spin) == 8 + 32 * LS_PENDING_SPIN_DEPTH, "cont_pending_spin layout");
+_Static_assert(sizeof(struct cont_pending_spin) == 8 + 40 * LS_PENDING_SPIN_DEPTH, "cont_pending_spin layout");
+_Static_assert(sizeof(struct cont_task_waits) == 36 * LS_PENDING_TASK_DEPTH + 8, "cont_task_waits layout");
 _Static_assert(sizeof(struct cont_comm) == LS_COMM_LEN + 8, "cont_comm layout is shared with BPF");
 _Static_assert(sizeof(struct stack_sampler) == 40 + 8 * LS_SAMPLER_SLOTS + 8 * LS_SAMPLED_LOCKS,
 	       "stack_sampler layout is shared with BPF");
@@ -29,7 +30,7 @@ static const char *const lost_names[] = {
 	"missing_begin", "nested_dropped", "stale_begin", "pending_full",
 	"map_full_sampled",
 	"stacks_full", "stack_error", "map_full", "targets_full", "in_probe",
-	"recursion_begin", "recursion_end",
+	"end_before_begin", "recursion_begin", "recursion_end",
 };
 
 #define NLOST		(sizeof(lost_names) / sizeof(lost_names[0]))
@@ -87,6 +88,25 @@ static void select_programs(struct contention_bpf *s, bool btf)
 	bpf_program__set_autoload(btf ? s->progs.end_tp : s->progs.end_btf, false);
 }
 
+/*
+ * The end program first: a begin seen before its end program was there
+ * would leave a wait open whose end never comes, closed at the stop as
+ * a wait of the whole recording. An end before its begin's program is
+ * only counted (missing_begin). The skeleton's detach takes the begin
+ * first, for the same reason.
+ */
+static int attach_ends_first(struct contention_bpf *s, bool btf)
+{
+	struct bpf_link **end = btf ? &s->links.end_btf : &s->links.end_tp;
+	struct bpf_link **begin = btf ? &s->links.begin_btf : &s->links.begin_tp;
+
+	*end = bpf_program__attach(btf ? s->progs.end_btf : s->progs.end_tp);
+	if (!*end)
+		return -errno;
+	*begin = bpf_program__attach(btf ? s->progs.begin_btf : s->progs.begin_tp);
+	return *begin ? 0 : -errno;
+}
+
 static int load_and_attach(struct collector *c, struct locks *l, bool btf)
 {
 	struct contention_bpf *s = contention_bpf__open();
@@ -97,6 +117,8 @@ static int load_and_attach(struct collector *c, struct locks *l, bool btf)
 		return -errno;
 	s->rodata->filter_targets = o->filter_targets;
 	s->rodata->per_task = o->per_task;
+	s->rodata->pidns_dev = c->pidns_dev;	/* -t's IDs as lockstat's PID namespace has them */
+	s->rodata->pidns_ino = c->pidns_ino;
 	set_sampler_rodata(s->rodata, o->stack_rate);
 	bpf_program__set_autoattach(s->progs.waiting_tasks, false);
 	s->rodata->lockname_slab = lockname__want_slab(l->names);
@@ -113,7 +135,7 @@ static int load_and_attach(struct collector *c, struct locks *l, bool btf)
 	if (!err)
 		err = contention_bpf__load(s);
 	if (!err)
-		err = contention_bpf__attach(s);
+		err = attach_ends_first(s, btf);
 	if (err) {
 		contention_bpf__destroy(s);
 		return err;
@@ -389,7 +411,11 @@ static int add_inflight(struct locks *l, const struct cont_pending *p, uint64_t 
 	return 0;
 }
 
-/* The tasks still waiting, from the task iterator: one struct cont_pending each. */
+/*
+ * The tasks still waiting, from the task iterator: one struct cont_pending
+ * for each wait open (two for PREEMPT_RT's nested ones). A wait whose end
+ * was lost is no longer among them once its task began another.
+ */
 static int close_sleeping(struct locks *l, uint64_t stop, size_t *n)
 {
 	struct closing c = { stop, n };
@@ -411,8 +437,8 @@ static int close_spinning(struct locks *l, uint64_t stop, size_t *n)
 	/* As in BPF: a spin older than a second lost its end; do not close it. */
 	for (cpu = 0; cpu < l->ncpus && !err; cpu++)
 		for (d = 0; d < ps[cpu].depth && d < LS_PENDING_SPIN_DEPTH && !err; d++)
-			if (stop - ps[cpu].slot[d].start_ns < 1000000000ULL)
-				err = add_inflight(l, &ps[cpu].slot[d], stop, n);
+			if (stop - ps[cpu].slot[d].p.start_ns < 1000000000ULL)
+				err = add_inflight(l, &ps[cpu].slot[d].p, stop, n);
 out:
 	free(ps);
 	return err;
@@ -480,7 +506,7 @@ static int spinning_stacks(struct locks *l, struct htab *stacks)
 	if (!bpf_map__lookup_elem(l->skel->maps.pending_spin, &zero, sizeof(zero), ps, sizeof(*ps) * l->ncpus, 0))
 		for (cpu = 0; cpu < l->ncpus && !err; cpu++)
 			for (d = 0; d < ps[cpu].depth && d < LS_PENDING_SPIN_DEPTH && !err; d++)
-				err = stack_set_add(stacks, ps[cpu].slot[d].key.stack);
+				err = stack_set_add(stacks, ps[cpu].slot[d].p.key.stack);
 	free(ps);
 	return err;
 }
