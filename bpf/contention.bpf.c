@@ -6,11 +6,12 @@
  *
  * contention_end runs with the lock already taken, so every nanosecond
  * spent there lengthens the critical section and feeds more contention:
- * it only takes a timestamp difference and updates a per-CPU row. The
- * stack, the lock's class, the task filter and, for a spinning wait,
- * finding (or making) the row are all done at contention_begin, where
- * the task is about to wait anyway: contention_end then finds that
- * row's lines in the cache.
+ * for an unsampled wait it only takes a timestamp difference and updates
+ * a per-CPU row. The lock's class, the task filter, the sampling and, for
+ * an unsampled spinning wait, finding (or making) the row are all done at
+ * contention_begin, where the task is about to wait anyway: contention_end
+ * then finds that row's lines in the cache. A sampled wait's stack is
+ * taken at its end, after its clock stopped (see on_begin()).
  *
  * Every wait is counted in its lock's row; a random sample of them also
  * carries its kernel stack (the caller), each with the probability it was
@@ -154,16 +155,11 @@ static __u64 hash_stack(const struct cont_stack *st)
  * callers whose stacks share a bucket both keep theirs (a stack map
  * without BPF_F_REUSE_STACKID drops the second, with it the first).
  */
-static __u64 take_stack(void *ctx)
+static __u64 keep_stack(struct cont_stack *st, long n)
 {
-	__u32 zero = 0;
-	struct cont_stack *st = bpf_map_lookup_elem(&stack_scratch, &zero);
-	long n, err;
+	long err;
 	__u64 h;
 
-	if (!st)
-		return LS_STACK_ERR;
-	n = bpf_get_stack(ctx, st->ip, sizeof(st->ip), 0);
 	if (n <= 0) {
 		count_lost(&lost.stack_error);
 		return LS_STACK_ERR;
@@ -178,6 +174,27 @@ static __u64 take_stack(void *ctx)
 		return LS_STACK_ERR;
 	}
 	return h;
+}
+
+static __u64 take_stack(void *ctx)
+{
+	__u32 zero = 0;
+	struct cont_stack *st = bpf_map_lookup_elem(&stack_scratch, &zero);
+
+	if (!st)
+		return LS_STACK_ERR;
+	return keep_stack(st, bpf_get_stack(ctx, st->ip, sizeof(st->ip), 0));
+}
+
+/* A sleeping task's stack, for a wait still in progress at the stop. */
+static __u64 take_task_stack(struct task_struct *task)
+{
+	__u32 zero = 0;
+	struct cont_stack *st = bpf_map_lookup_elem(&stack_scratch, &zero);
+
+	if (!st)
+		return LS_STACK_ERR;
+	return keep_stack(st, bpf_get_task_stack(task, st->ip, sizeof(st->ip), 0));
 }
 
 /*
@@ -196,7 +213,7 @@ static void fill_key(void *ctx, struct cont_key *k, __u64 addr, __u32 flags, __u
 
 	k->lock_addr = addr;
 	k->bits = cont_key_bits(flags, classify_lock(addr, flags), shift > 0 ? shift : 0);
-	k->stack = shift >= 0 ? take_stack(ctx) : LS_STACK_NONE;
+	k->stack = shift >= 0 ? LS_STACK_AT_END : LS_STACK_NONE;
 	k->tid = 0;
 	if (per_task) {
 		__u32 tgid, tid;
@@ -301,7 +318,8 @@ static void begin_spin(void *ctx, __u64 addr, __u32 flags, __u64 now)
 	barrier_var(depth);
 	slot = &ps->slot[depth & (LS_PENDING_SPIN_DEPTH - 1)];
 	fill_key(ctx, &slot->p.key, addr, flags, now);
-	touch_row(&slot->p.key);
+	if (slot->p.key.stack != LS_STACK_AT_END)	/* a sampled wait's row: at its end */
+		touch_row(&slot->p.key);
 	slot->p.start_ns = now;
 	slot->task = task;
 	if (top_is_stale(ps, depth, now)) {
@@ -405,13 +423,19 @@ static void begin_task(void *ctx, __u64 addr, __u32 flags, __u64 now)
  * the kernel would skip as a recursion) is skipped and counted: the
  * guard (guard.bpf.h) skips its end too.
  *
- * Every wait is timed from here, before its stack and its row: the lock's
- * holder goes on while a stack is taken, so a clock started after it
- * measured the sampled waits short (a microsecond off a 200 ns wait), and
- * the callers' estimates, made of sampled waits only, fell below their
- * lock's exact total. The stack's time is now part of its wait instead: a
- * sampled wait lasts at least as long as its stack (fdstorm, 2 busy CPUs:
- * callers' sampled p50 3.1-3.7 us, the lock's p50 466 ns).
+ * Every wait is timed from here, before its row, and its stack is taken
+ * at its end, after the clock stopped. A stack taken here, inside the
+ * wait, changed the sampled waits alone: with the clock started after it
+ * they measured short (the lock's holder goes on meanwhile: a microsecond
+ * off a 200 ns wait), with the clock started before it they measured
+ * long (fdstorm, 2 busy CPUs: the sampled waits' p50 3.1-3.7 us, the
+ * lock's 466 ns), and the callers' estimates, made of sampled waits only,
+ * fell below or rose far above their lock's exact total. Taken at the
+ * end, the stack lengthens the critical section just won (0.5-3 us, at
+ * most --stack-rate times a second per CPU) and so the waits of the
+ * others that queue behind it, sampled or not alike: every sampled wait
+ * is then an unbiased draw of its lock's waits. The stack is the same:
+ * contention_end fires in the function that called contention_begin.
  */
 static __always_inline void on_begin(void *ctx, __u64 addr, __u32 flags)
 {
@@ -508,10 +532,12 @@ static void account(const struct cont_key *key, __u64 delta)
  * with the errno: a task's wait (-EINTR, ww_mutex's -EDEADLK) or, since
  * Linux 6.15, an rqspinlock's spin (-ETIMEDOUT, -EDEADLK).
  */
-static void close_wait(struct cont_pending *p, int ret, __u64 now)
+static void close_wait(void *ctx, struct cont_pending *p, int ret, __u64 now)
 {
 	if (ret < 0)
 		p->key.bits = cont_key_with_err(p->key.bits, -ret);
+	if (p->key.stack == LS_STACK_AT_END && now >= p->start_ns)
+		p->key.stack = take_stack(ctx);
 	if (now >= p->start_ns)
 		account(&p->key, now - p->start_ns);
 	else	/* a wrapped difference would be a wait of 584 years */
@@ -527,7 +553,7 @@ static void close_wait(struct cont_pending *p, int ret, __u64 now)
  * time since (rq.__lock, 620 ms, fdstorm), and so may any end of its own
  * task after more than a second.
  */
-static bool end_spin(struct cont_pending_spin *ps, __u64 addr, int ret, __u64 now)
+static bool end_spin(void *ctx, struct cont_pending_spin *ps, __u64 addr, int ret, __u64 now)
 {
 	__u64 task = (__u64)bpf_get_current_task_btf();
 	__u32 i;
@@ -543,7 +569,7 @@ static bool end_spin(struct cont_pending_spin *ps, __u64 addr, int ret, __u64 no
 			count_lost(&lost.stale_begin);
 			w->p.start_ns = 0;
 		} else {
-			close_wait(&w->p, ret, now);
+			close_wait(ctx, &w->p, ret, now);
 		}
 		if (ps->depth > i)	/* anything above it was abandoned */
 			count_lost(&lost.stale_begin);
@@ -554,7 +580,7 @@ static bool end_spin(struct cont_pending_spin *ps, __u64 addr, int ret, __u64 no
 }
 
 /* The innermost wait of that lock ends; any inside it lost their ends. */
-static void end_task(__u64 addr, int ret, __u64 now)
+static void end_task(void *ctx, __u64 addr, int ret, __u64 now)
 {
 	struct cont_task_waits *w = bpf_task_storage_get(&task_waits, bpf_get_current_task_btf(), NULL, 0);
 	__u32 i;
@@ -564,7 +590,7 @@ static void end_task(__u64 addr, int ret, __u64 now)
 
 		if (i > w->depth || !p->start_ns || p->key.lock_addr != addr)
 			continue;
-		close_wait(p, ret, now);
+		close_wait(ctx, p, ret, now);
 		if (w->depth > i)
 			count_lost(&lost.stale_begin);
 		w->depth = i - 1;
@@ -574,7 +600,7 @@ static void end_task(__u64 addr, int ret, __u64 now)
 		count_lost(&lost.missing_begin);
 }
 
-static __always_inline void on_end(__u64 addr, int ret)
+static __always_inline void on_end(void *ctx, __u64 addr, int ret)
 {
 	__u64 now = bpf_ktime_get_ns();
 	__u32 zero = 0, held, *g = guard_enter(&held);
@@ -582,8 +608,8 @@ static __always_inline void on_end(__u64 addr, int ret)
 
 	if (!g)
 		return;
-	if (ps && !end_spin(ps, addr, ret, now))
-		end_task(addr, ret, now);
+	if (ps && !end_spin(ctx, ps, addr, ret, now))
+		end_task(ctx, addr, ret, now);
 	guard_leave(g);
 }
 
@@ -598,7 +624,7 @@ int BPF_PROG(begin_btf, void *lock, unsigned int flags)
 SEC("tp_btf/contention_end")
 int BPF_PROG(end_btf, void *lock, int ret)
 {
-	on_end((__u64)lock, ret);
+	on_end(ctx, (__u64)lock, ret);
 	return 0;
 }
 
@@ -613,7 +639,7 @@ int begin_tp(struct trace_event_raw_contention_begin *ctx)
 SEC("tracepoint/lock/contention_end")
 int end_tp(struct trace_event_raw_contention_end *ctx)
 {
-	on_end((__u64)ctx->lock_addr, ctx->ret);
+	on_end(ctx, (__u64)ctx->lock_addr, ctx->ret);
 	return 0;
 }
 
@@ -632,26 +658,41 @@ int BPF_PROG(begin_raw, void *lock, unsigned int flags)
 SEC("?raw_tp/contention_end")
 int BPF_PROG(end_raw, void *lock, int ret)
 {
-	on_end((__u64)lock, ret);
+	on_end(ctx, (__u64)lock, ret);
 	return 0;
 }
 
 /*
- * At the stop, the tasks still waiting: one struct cont_pending each, for
- * the collector to close at the stop time. Run once, not attached.
+ * Set by the collector for the iteration at the stop, when the begin and
+ * end programs are detached: a sampled wait still in progress then has
+ * its stack taken from its sleeping task. The trim's iterations while
+ * recording leave it alone (no map update of ours under the tracepoints).
+ */
+bool stop_stacks;
+
+/*
+ * The tasks still waiting: one struct cont_pending each, for the
+ * collector to close at the stop time, or to keep their stacks and tasks
+ * through a trim. Run on demand, not attached.
  */
 SEC("iter/task")
 int waiting_tasks(struct bpf_iter__task *ctx)
 {
 	struct task_struct *task = ctx->task;
 	struct cont_task_waits *w;
+	struct cont_pending p;
 	__u32 i;
 
 	if (!task)
 		return 0;
 	w = bpf_task_storage_get(&task_waits, task, NULL, 0);
-	for (i = 0; w && i < LS_PENDING_TASK_DEPTH; i++)
-		if (i < w->depth && w->slot[i].start_ns)
-			bpf_seq_write(ctx->meta->seq, &w->slot[i], sizeof(w->slot[i]));
+	for (i = 0; w && i < LS_PENDING_TASK_DEPTH; i++) {
+		if (i >= w->depth || !w->slot[i].start_ns)
+			continue;
+		p = w->slot[i];
+		if (p.key.stack == LS_STACK_AT_END && stop_stacks)
+			p.key.stack = take_task_stack(task);
+		bpf_seq_write(ctx->meta->seq, &p, sizeof(p));
+	}
 	return 0;
 }

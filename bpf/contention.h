@@ -44,6 +44,7 @@ enum lock_class {
  */
 #define LS_STACK_NONE		0ULL	/* not sampled: counted in the lock's totals only */
 #define LS_STACK_ERR		1ULL	/* sampled, but the stack could not be taken */
+#define LS_STACK_AT_END		2ULL	/* sampled, its stack still to take: a wait in progress only */
 #define LS_STACK_FAILED		(-1)	/* file id: sampled, the stack lost */
 #define LS_STACK_UNSAMPLED	(-2)	/* file id: not sampled */
 

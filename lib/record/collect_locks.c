@@ -276,7 +276,8 @@ static int file_stack_id(struct locks *l, uint64_t stack, int32_t *id)
 	int inserted;
 	int32_t *slot;
 
-	if (stack == LS_STACK_NONE || stack == LS_STACK_ERR) {
+	/* _AT_END: a spin in progress at the stop, whose stack was never taken. */
+	if (stack == LS_STACK_NONE || stack == LS_STACK_ERR || stack == LS_STACK_AT_END) {
 		*id = stack == LS_STACK_NONE ? LS_STACK_UNSAMPLED : LS_STACK_FAILED;
 		return 0;
 	}
@@ -420,6 +421,8 @@ static int close_sleeping(struct locks *l, uint64_t stop, size_t *n)
 {
 	struct closing c = { stop, n };
 
+	l->skel->bss->stop_stacks = true;	/* detached now: their stacks can be taken */
+
 	return each_sleeping(l, close_one, &c);
 }
 
@@ -487,10 +490,10 @@ static int locks_drain(struct collector *c, void *priv, struct snapshot *s, bool
 }
 
 
-/* Stack keys are hashes of the frames; LS_STACK_NONE and LS_STACK_ERR are none. */
+/* Stack keys are hashes of the frames; LS_STACK_NONE, _ERR and _AT_END are none. */
 static int stack_set_add(struct htab *set, uint64_t stack)
 {
-	if (stack == LS_STACK_NONE || stack == LS_STACK_ERR)
+	if (stack == LS_STACK_NONE || stack == LS_STACK_ERR || stack == LS_STACK_AT_END)
 		return 0;
 	return htab_get(set, &stack, NULL) ? 0 : -ENOMEM;
 }
