@@ -47,7 +47,7 @@
 #include "contention.skel.h"
 
 static const char *const lost_names[] = {
-	"missing_begin", "nested_dropped", "stale_begin", "pending_full",
+	"missing_begin", "nested_dropped", "stale_begin", "pending_full", "map_full_sampled",
 	"stacks_full", "stack_error", "map_full", "targets_full", "in_probe",
 	"end_before_begin",
 };
