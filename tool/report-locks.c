@@ -463,7 +463,8 @@ static void print_estimate_note(const struct report *r)
 	if (!waits)
 		return;
 	printf("# callers: \"~\" marks estimates from the %" PRIu64 " of %" PRIu64 " waits that carried a "
-	       "stack (--stack-rate %s); each lock's own figures count every wait\n#\n",
+	       "stack (--stack-rate %s), each counted 1/p times; their avg, max, p50 and p99 are those of "
+	       "the sampled waits; each lock's own figures count every wait\n#\n",
 	       sampled, waits, profile__meta_or(r->p, "stack_rate", "?"));
 }
 
@@ -483,8 +484,9 @@ static void print_hold_estimate_note(const struct report *r)
 	}
 	if (!acquired)
 		return;
-	printf("# callers' acquisitions and holds: \"~\" marks their shares of each lock's exact figures, "
-	       "estimated from the %" PRIu64 " of %" PRIu64 " mmap_lock acquisitions that carried a stack\n#\n",
+	printf("# callers' acquisitions and holds: \"~\" marks sums of 1/p per acquisition, "
+	       "estimated from the %" PRIu64 " of %" PRIu64 " mmap_lock acquisitions that carried a stack; "
+	       "their hold avg and max are those of the sampled holds\n#\n",
 	       sampled, acquired);
 }
 
