@@ -314,9 +314,8 @@ static double clamp(double x, double lo, double hi)
 
 /*
  * est +- 1.96 standard errors, within what was seen (floor) and the
- * lock's exact figure (ceil), which a Horvitz-Thompson estimate can pass
- * (a caller with most of a lock's waits, few of them sampled): then up to
- * the estimate, which the interval always holds.
+ * lock's exact figure (ceil), which cap_parts() keeps every estimate
+ * under; should one still be above (rounding), the interval holds it.
  */
 static void ci95(double est, double var, double floor, double ceil, double *lo, double *hi)
 {
@@ -392,6 +391,106 @@ static void set_all(struct lock_view *v)
 		if (a)
 			v->locks[i].all = *a;
 	}
+}
+
+static void hold_merge(struct hold_val *dst, const struct hold_val *src);
+
+/* x times f, rounded, no lower than floor (what the samples saw). */
+static uint64_t shrink(uint64_t x, double f, uint64_t floor)
+{
+	uint64_t y = (uint64_t)llround((double)x * f);
+
+	return y > floor ? y : floor;
+}
+
+/* The factor, no more than f, that takes est down to exact. */
+static double cap_factor(uint64_t est, uint64_t exact, double f)
+{
+	return est > exact && (double)exact / (double)est < f ? (double)exact / (double)est : f;
+}
+
+/*
+ * A part's estimates above its lock's exact figures (a few waits at a
+ * low p stand for more than the lock had): its count, total and
+ * histogram shrink by one factor, the one that brings them within the
+ * lock's, so that its average stays that of its sampled waits; never
+ * below what its samples saw.
+ */
+static void cap_waits(struct lock_part *c, const struct lock_all *all)
+{
+	double f = cap_factor(c->v.total_ns, all->wait_ns, cap_factor(c->v.count, all->count, 1));
+	int i;
+
+	if (f >= 1)
+		return;
+	c->v.count = shrink(c->v.count, f, c->est.sampled);
+	c->v.total_ns = shrink(c->v.total_ns, f, c->est.sampled_ns);
+	for (i = 0; i < LS_HIST_SLOTS; i++)
+		c->v.hist[i] = shrink(c->v.hist[i], f, c->v.hist[i] ? 1 : 0);
+	c->est.var_count *= f * f;
+	c->est.var_wait *= f * f;
+}
+
+/* The same for its acquisitions, releases and hold time (its hold average stays). */
+static void cap_holds(struct lock_part *c, const struct lock_all *all)
+{
+	double f = cap_factor(c->h.hold_ns, all->hold_ns, cap_factor(c->h.acquired, all->acquired, 1));
+
+	if (f >= 1)
+		return;
+	c->h.acquired = shrink(c->h.acquired, f, c->hest.sampled);
+	c->h.held = shrink(c->h.held, f, 0);
+	c->h.hold_ns = shrink(c->h.hold_ns, f, 0);
+	c->hest.var_acquired *= f * f;
+	c->hest.var_hold *= f * f;
+}
+
+/*
+ * With a caller filter a lock's figures are its matching callers'
+ * estimates: their sums again, once capped, and the total theirs.
+ */
+static void sum_callers(struct lock_view *v)
+{
+	size_t i, j;
+
+	memset(&v->total, 0, sizeof(v->total));
+	memset(&v->hold_total, 0, sizeof(v->hold_total));
+	for (i = 0; i < v->nlocks; i++) {
+		struct lock_entry *e = &v->locks[i];
+
+		if (e->estimated)
+			memset(&e->v, 0, sizeof(e->v));
+		if (e->hold_estimated)
+			memset(&e->h, 0, sizeof(e->h));
+		for (j = 0; j < e->ncallers; j++) {
+			if (e->estimated)
+				lock_row_merge(&e->v, &e->callers[j].v);
+			if (e->hold_estimated && e->callers[j].h.has_hold)
+				hold_merge(&e->h, &e->callers[j].h);
+		}
+		lock_row_merge(&v->total, &e->v);
+		if (e->h.has_hold)
+			hold_merge(&v->hold_total, &e->h);
+	}
+}
+
+/* No caller or stack above its lock, filtered or not. */
+static void cap_parts(struct lock_view *v, const struct lock_filter *f)
+{
+	size_t i, j;
+
+	for (i = 0; i < v->nlocks; i++) {
+		struct lock_entry *e = &v->locks[i];
+
+		for (j = 0; e->estimated && j < e->ncallers; j++)
+			cap_waits(&e->callers[j], &e->all);
+		for (j = 0; e->estimated && j < e->nstacks; j++)
+			cap_waits(&e->stacks[j], &e->all);
+		for (j = 0; e->hold_estimated && j < e->ncallers; j++)
+			cap_holds(&e->callers[j], &e->all);
+	}
+	if (f->caller)
+		sum_callers(v);
 }
 
 const char *lock_errno_name(uint32_t err, char *buf, size_t len)
@@ -1374,8 +1473,9 @@ static int build(struct lock_view *v, const struct profile *p, const struct prof
 	if (!err)
 		err = add_user_locks(v, &index, f);
 	if (!err) {
-		total_held(v);
 		set_all(v);
+		cap_parts(v, f);
+		total_held(v);
 	}
 	if (!err && keep_rows && !f->caller)
 		err = rows_to_lock_totals(v, &index);

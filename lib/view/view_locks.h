@@ -37,7 +37,9 @@ struct hold_val {
  * (or stack's) v holds estimates: each sampled wait counts 1/p times, p
  * its sampling probability (2^-shift), so that count, total_ns and the
  * histogram are unbiased estimates of the caller's waits (Horvitz-Thompson);
- * min_ns and max_ns are those of the sampled waits. That one estimator,
+ * min_ns and max_ns are those of the sampled waits. One above its lock's
+ * exact count or wait shrinks to it, count, total and histogram by one
+ * factor (never below its sampled waits). That one estimator,
  * in every view and with or without a caller filter, makes the average
  * (total / count) a weighted mean of the sampled waits, and the
  * quantiles those of their weighted histogram: all within the sampled
@@ -219,9 +221,8 @@ void lock_part__hold_ci95(const struct lock_entry *e, const struct lock_part *c,
  * The 95 % interval of an estimated part's count (wait false) or total
  * wait (wait true), of e's callers or stacks: estimate +- 1.96 standard
  * errors, no lower than the sampled waits, no higher than the lock's own
- * exact figure (e->all, whatever the caller filter) unless the estimate
- * itself is (few sampled waits of a caller that has most of them): the
- * interval always holds its estimate.
+ * exact figure (e->all, whatever the caller filter), which no part's
+ * estimate passes: lock_view__build() brings one that did down to it.
  */
 void lock_part__ci95(const struct lock_entry *e, const struct lock_part *c, bool wait,
 		     double *lo, double *hi);
