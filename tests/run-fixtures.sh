@@ -633,6 +633,63 @@ else
 	skip=$((skip + 1))
 fi
 
+# --- every printed row consistent (issue 25): min <= avg <= max, p50 <= p99 <= max ---
+# rows_ok FILE ARGS...: report's JSON and CSV (locks, callers, gave-up rows,
+# the total) and top --replay's every interval (locks and callers, the
+# interval's figures and the run's) of FILE, each row with waits.
+rows_ok() {
+	local f=$1 bad
+	shift
+	bad=$("$ls" report -i "$f" -f json "$@" | jq -c '[.locks[], .locks[].callers[], .total] |
+		map(select(.contended > 0 and ((.wait_min_ns <= .wait_avg_ns and .wait_avg_ns <= .wait_max_ns and
+			.p50_ns <= .p99_ns and .p99_ns <= .wait_max_ns and .wait_min_ns <= .p50_ns) | not)) |
+		    {name, symbol, contended, wait_min_ns, wait_avg_ns, wait_max_ns, p50_ns, p99_ns}) | .[0:3][]') &&
+		[ -z "$bad" ] || { echo "$(basename "$f") $* JSON: $bad" >&2; return 1; }
+	"$ls" report -i "$f" -f csv "$@" | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["contended"] > 0 && !($c["wait_min_ns"] <= $c["wait_avg_ns"] && $c["wait_avg_ns"] <= $c["wait_max_ns"] &&
+			$c["p50_ns"] <= $c["p99_ns"] && $c["p99_ns"] <= $c["wait_max_ns"]) { print; bad = 1 } END { exit bad }' >&2 ||
+		{ echo "$(basename "$f") $* CSV" >&2; return 1; }
+	bad=$("$ls" top --replay "$f" --speed 0 -f json "$@" | jq -c '.locks[]? | ., .callers[]? | .interval, .cumulative |
+		select(.contended > 0 and .wait_avg_ns > .wait_max_ns)' | head -n 3) &&
+		[ -z "$bad" ] || { echo "$(basename "$f") $* top: $bad" >&2; return 1; }
+}
+every_row_ok() {
+	local f
+	for f in "$rd"/*.data "$rd"/views/*.data; do
+		rows_ok "$f" || return 1
+	done
+	# a caller filter leaves the callers' estimates as they were
+	rows_ok "$rd/fdstorm-sampled.data" --caller 'try_to_wake_up*'
+}
+# The callers of a sampled lock (fdstorm-sampled.data: --stack-rate 50, 226
+# of 37 830 waits with a stack) are estimates whose average once passed
+# their max (try_to_wake_up+0x218: ~2 waits, avg 4.06 us, max 671 ns);
+# --caller gave the same caller another total.
+caller_filter_same_ok() {
+	local f=$rd/fdstorm-sampled.data q='[.locks[] | .name as $l | .callers[] | select(.symbol | startswith("try_to_wake_up")) |
+		{l: $l, symbol, contended, wait_total_ns, wait_max_ns, p99_ns, contended_ci95, wait_total_ci95_ns}] | sort_by(.l, .symbol)' a b
+	a=$("$ls" report -i "$f" -f json | jq -c "$q") && b=$("$ls" report -i "$f" -f json --caller 'try_to_wake_up*' | jq -c "$q") &&
+		[ "$a" != "[]" ] && [ "$a" = "$b" ] || { echo "unfiltered $a, --caller $b" >&2; return 1; }
+}
+# Item 6: hold-only callers (acquisitions, no wait) are no zero-wait rows in
+# a ranking by waits: two or more are one "[holds only: N callers]" row
+# with their acquisitions; --sort acquired lists each.
+holds_folded_ok() {
+	local f=$rd/vm61-fdstorm.data folded each
+	"$ls" report -i "$f" -f json >"$tmp/hf.json" && "$ls" report -i "$f" -f json --sort acquired >"$tmp/hs.json" || return 1
+	jq -e '[.locks[] | [.callers[] | select(.contended == 0)] | length <= 1] | all' "$tmp/hf.json" >/dev/null ||
+		{ echo "a lock has more than one zero-wait caller row" >&2; return 1; }
+	folded=$(jq -c '[.locks[] | {name, type, f: [.callers[] | select(.symbol | startswith("[holds only: ")) | .acquired]}] | sort_by(.name, .type)' "$tmp/hf.json")
+	each=$(jq -c '[.locks[] | {name, type, c: [.callers[] | select(.contended == 0 and .acquired > 0)]} |
+		{name, type, f: (if (.c | length) > 1 then [.c | map(.acquired) | add] else [] end)}] | sort_by(.name, .type)' "$tmp/hs.json")
+	[ "$folded" = "$each" ] && grep -q 'holds only: ' "$tmp/hf.json" ||
+		{ echo "folded $folded, listed $each" >&2; return 1; }
+	"$ls" report -i "$f" >"$tmp/hf.txt" && ! grep -Eq '^ +0 +0 ns +0 ns .*\+0x[0-9a-f]+$' "$tmp/hf.txt" ||
+		{ grep -E '^ +0 +0 ns' "$tmp/hf.txt" | head -n 3 >&2; return 1; }
+}
+check "every fixture: each row of report (JSON, CSV) and top has min <= avg <= max, p50 <= p99 <= max" every_row_ok
+check "fdstorm-sampled.data: --caller gives a sampled caller the same figures and intervals" caller_filter_same_ok
+check "vm61-fdstorm.data: callers that only held mmap_lock are one row under it, each with --sort acquired" holds_folded_ok
 
 # fsck and the format's page say what fsck does: the default file, its exit codes, every chunk type it prints.
 fsck_docs_ok() {

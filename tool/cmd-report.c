@@ -32,7 +32,8 @@ static void usage(FILE *f)
 		"                         process: fd table sharing, fd syscalls, fget, file_lock)\n"
 		"                         or pagecache (per file and process: pages, hit ratio)\n"
 		"  -k, --sort KEY         locks: wait_total (default), contended, wait_max, wait_avg,\n"
-		"                         wait_min, name; hits: samples (default), name\n"
+		"                         wait_min, name, acquired, hold_total, hold_max;\n"
+		"                         hits: samples (default), name\n"
 		"  -n, --top N            only the first N locks\n"
 		"      --hist             the log2 wait histogram of each lock (text, json)\n"
 		"      --stacks           the stacks of each lock (user stacks for u: types;\n"
@@ -228,7 +229,7 @@ static int check_view_options(struct report_opts *o)
 	}
 	if (!lock_sort_parse(o->sort_key, &o->sort))
 		return 0;
-	pr_err("--sort: unknown key '%s' (wait_total, contended, wait_max, wait_avg, wait_min, name)\n", o->sort_key);
+	pr_err("--sort: unknown key '%s' (wait_total, contended, wait_max, wait_avg, wait_min, name, acquired, hold_total, hold_max)\n", o->sort_key);
 	return -EINVAL;
 }
 

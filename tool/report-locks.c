@@ -273,11 +273,12 @@ static void put_hold_estimate(struct out_table *t, const struct report *r, const
 }
 
 /*
- * A lock's row (c NULL) or one of its callers'. A lock's own figures are
- * exact, but for a caller filter over a sampled lock (a sum of estimates).
+ * A lock's row (c NULL) or one of its callers' (named caller, or the
+ * caller's own name). A lock's own figures are exact, but for a caller
+ * filter over a sampled lock (a sum of estimates).
  */
 static void put_row(struct out_table *t, const struct report *r, const struct lock_entry *e,
-		    const struct lock_part *c)
+		    const struct lock_part *c, const char *caller)
 {
 	bool estimated = e->estimated && (c || r->o.filter.caller);
 	bool hold_estimated = e->hold_estimated && (c || r->o.filter.caller);
@@ -286,13 +287,65 @@ static void put_row(struct out_table *t, const struct report *r, const struct lo
 	out_table__str(t, c ? "caller" : "lock");
 	out_table__str(t, lock_view__str(&r->view, e->name));
 	out_table__str(t, lock_type_name(e->flags));
-	out_table__str(t, c ? lock_view__str(&r->view, c->caller) : NULL);
+	out_table__str(t, caller ? caller : c ? lock_view__str(&r->view, c->caller) : NULL);
 	put_values(t, r, e->flags, c ? &c->v : &e->v, c ? &c->h : &e->h, estimated, hold_estimated);
 	out_table__bool(t, lock_type_is_user(e->flags));
 	put_estimate(t, e, c, estimated || hold_estimated);
 	put_hold_estimate(t, r, e, c);
 	out_table__str(t, steal_verdict_key(steal_verdict_of(&r->steal, e->flags, c ? c->v.max_ns : e->v.max_ns)));
 	out_table__row_end(t);
+}
+
+/* A caller seen acquiring the lock (mmap_lock, hold tables) but never waiting for it. */
+static bool holds_only(const struct lock_part *c)
+{
+	return !c->v.count && c->h.has_hold;
+}
+
+/* Adds a holds-only caller's acquisitions and holds, and their estimates' sample, to fold's. */
+static void fold_holds(struct lock_part *fold, const struct lock_part *c)
+{
+	fold->h.has_hold = true;
+	fold->h.acquired = sat_add(fold->h.acquired, c->h.acquired);
+	fold->h.held = sat_add(fold->h.held, c->h.held);
+	fold->h.hold_ns = sat_add(fold->h.hold_ns, c->h.hold_ns);
+	if (c->h.hold_max_ns > fold->h.hold_max_ns)
+		fold->h.hold_max_ns = c->h.hold_max_ns;
+	/* each acquisition sampled on its own: the callers' variances add up */
+	fold->hest.sampled += c->hest.sampled;
+	fold->hest.sampled_ns += c->hest.sampled_ns;
+	fold->hest.var_acquired += c->hest.var_acquired;
+	fold->hest.var_hold += c->hest.var_hold;
+}
+
+/*
+ * A lock's callers. In a ranking by waits, those that only held it (the
+ * mmap_lock and hold tables see every acquisition, the waits only the
+ * contended ones) are one row after the others, "[holds only: N
+ * callers]", their hold figures summed: a row of zero waits for each
+ * would say nothing, between the rows that rank. Sorted by a hold
+ * figure, each is a row of its own, in its place.
+ */
+static void put_callers(struct out_table *t, const struct report *r, const struct lock_entry *e)
+{
+	struct lock_part fold = { .caller = 0 };
+	size_t c, n = 0;
+	char name[64];
+	bool folding;
+
+	for (c = 0; c < e->ncallers; c++)
+		n += holds_only(&e->callers[c]);
+	folding = n > 1 && !lock_sort_by_hold(r->o.sort);	/* one is its own row: no fewer rows */
+	for (c = 0; c < e->ncallers; c++) {
+		if (folding && holds_only(&e->callers[c]))
+			fold_holds(&fold, &e->callers[c]);
+		else
+			put_row(t, r, e, &e->callers[c], NULL);
+	}
+	if (!folding)
+		return;
+	snprintf(name, sizeof(name), "[holds only: %zu callers]", n);
+	put_row(t, r, e, &fold, name);
 }
 
 /* Text and CSV: its waits that ended without the lock, a row per errno ("[gave up: EINTR]"). */
@@ -433,7 +486,8 @@ static void print_estimate_note(const struct report *r)
 	if (!waits)
 		return;
 	printf("# callers: \"~\" marks estimates from the %" PRIu64 " of %" PRIu64 " waits that carried a "
-	       "stack (--stack-rate %s); each lock's own figures count every wait\n#\n",
+	       "stack (--stack-rate %s), each counted 1/p times; their avg, max, p50 and p99 are those of "
+	       "the sampled waits; each lock's own figures count every wait\n#\n",
 	       sampled, waits, profile__meta_or(r->p, "stack_rate", "?"));
 }
 
@@ -453,8 +507,9 @@ static void print_hold_estimate_note(const struct report *r)
 	}
 	if (!acquired)
 		return;
-	printf("# callers' acquisitions and holds: \"~\" marks their shares of each lock's exact figures, "
-	       "estimated from the %" PRIu64 " of %" PRIu64 " mmap_lock acquisitions that carried a stack\n#\n",
+	printf("# callers' acquisitions and holds: \"~\" marks sums of 1/p per acquisition, "
+	       "estimated from the %" PRIu64 " of %" PRIu64 " mmap_lock acquisitions that carried a stack; "
+	       "their hold avg and max are those of the sampled holds\n#\n",
 	       sampled, acquired);
 }
 
@@ -596,7 +651,7 @@ static void print_rows(struct out_doc *d, const struct report *r)
 	struct out_col cols[L__COUNT];
 	struct out_table *t;
 	int text[L__COUNT], ntext, n = lock_cols_of(r, cols, text, &ntext);
-	size_t i, c;
+	size_t i;
 
 	t = out_doc__table(d, "locks", cols, n);
 	if (!t)
@@ -606,9 +661,8 @@ static void print_rows(struct out_doc *d, const struct report *r)
 	for (i = 0; i < shown_locks(r); i++) {
 		const struct lock_entry *e = &r->view.locks[i];
 
-		put_row(t, r, e, NULL);
-		for (c = 0; c < e->ncallers; c++)
-			put_row(t, r, e, &e->callers[c]);
+		put_row(t, r, e, NULL, NULL);
+		put_callers(t, r, e);
 		if (r->o.format != OUT_JSON)
 			put_gave_up(t, r, e);
 		put_details(t, r, e);

@@ -154,15 +154,17 @@ void lock_row_merge(struct lock_row_val *dst, const struct lock_row_val *src)
 {
 	size_t i;
 
+	if (!src->count)
+		return;
 	if (!dst->count || src->min_ns < dst->min_ns)
 		dst->min_ns = src->min_ns;
 	if (src->max_ns > dst->max_ns)
 		dst->max_ns = src->max_ns;
-	dst->count += src->count;
-	dst->total_ns += src->total_ns;
+	dst->count = sat_add(dst->count, src->count);
+	dst->total_ns = sat_add(dst->total_ns, src->total_ns);
 	dst->sumsq += src->sumsq;
 	for (i = 0; i < LS_HIST_SLOTS; i++)
-		dst->hist[i] += src->hist[i];
+		dst->hist[i] = sat_add(dst->hist[i], src->hist[i]);
 }
 
 static int read_row_hist(struct cursor *c, struct lock_row_val *v)

@@ -235,7 +235,25 @@ struct profile {
 #define END_F_INTERRUPTED	2u	/* stopped by a signal */
 
 /* dst += src: counts and totals add, min and max combine, histograms add. */
+/*
+ * Adds src's waits to dst's: a row without waits changes nothing (its
+ * min of 0 is no wait); counts and totals saturate at 2^64 - 1 rather
+ * than wrap (a weighed estimate can be that large: sat_shl()).
+ */
 void lock_row_merge(struct lock_row_val *dst, const struct lock_row_val *src);
+
+static inline uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* x * 2^shift, or 2^64 - 1 where that does not fit (x << shift would drop bits). */
+static inline uint64_t sat_shl(uint64_t x, uint32_t shift)
+{
+	if (!x)
+		return 0;
+	return shift >= 64 || x > UINT64_MAX >> shift ? UINT64_MAX : x << shift;
+}
 
 /* Read a profile file; on error *errmsg says why in one line. */
 int profile__read(const char *path, struct profile **p, char *errmsg, size_t errlen);

@@ -85,12 +85,13 @@ double wait_pct(uint64_t wait_ns, uint64_t span_ns, unsigned int cpus)
 
 uint64_t stat_avg(const struct top_stat *s)
 {
-	return s->count ? s->total_ns / s->count : 0;
+	return s->avg_ns;
 }
 
+/* report's figures: the average as report has it, within min and max where a total saturated. */
 static struct top_stat stat_of(const struct lock_row_val *v)
 {
-	return (struct top_stat){ v->count, v->total_ns, v->max_ns };
+	return (struct top_stat){ v->count, v->total_ns, v->max_ns, row_avg(v) };
 }
 
 /* --- filters ----------------------------------------------------------------- */

@@ -18,6 +18,7 @@ struct top_stat {		/* a lock, caller or total over one span */
 	uint64_t count;
 	uint64_t total_ns;
 	uint64_t max_ns;
+	uint64_t avg_ns;	/* the view's row_avg(): within the row's min and max */
 };
 
 struct top_caller {

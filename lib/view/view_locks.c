@@ -17,7 +17,13 @@ static const char *const sort_names[] = {
 	[SORT_WAIT_TOTAL] = "wait_total", [SORT_CONTENDED] = "contended",
 	[SORT_WAIT_MAX] = "wait_max", [SORT_WAIT_AVG] = "wait_avg",
 	[SORT_WAIT_MIN] = "wait_min", [SORT_NAME] = "name",
+	[SORT_ACQUIRED] = "acquired", [SORT_HOLD_TOTAL] = "hold_total", [SORT_HOLD_MAX] = "hold_max",
 };
+
+bool lock_sort_by_hold(enum lock_sort key)
+{
+	return key == SORT_ACQUIRED || key == SORT_HOLD_TOTAL || key == SORT_HOLD_MAX;
+}
 
 int lock_sort_parse(const char *s, enum lock_sort *key)
 {
@@ -32,14 +38,43 @@ int lock_sort_parse(const char *s, enum lock_sort *key)
 	return -EINVAL;
 }
 
+/*
+ * total / count, within [min, max] as every average of waits is: it is
+ * the quotient itself but where a weighed total saturated (weigh()),
+ * which leaves the average unknown, not outside what was seen.
+ */
 uint64_t row_avg(const struct lock_row_val *v)
 {
-	return v->count ? v->total_ns / v->count : 0;
+	uint64_t avg;
+
+	if (!v->count)
+		return 0;
+	avg = v->total_ns / v->count;
+	if (avg < v->min_ns)
+		avg = v->min_ns;
+	if (avg > v->max_ns)
+		avg = v->max_ns;
+	return avg;
+}
+
+/* An estimate of a row's waits, never outside [min, max] (a row without waits: 0). */
+static uint64_t within_row(const struct lock_row_val *v, uint64_t est)
+{
+	if (!v->count)
+		return 0;
+	if (est < v->min_ns)
+		est = v->min_ns;
+	if (est > v->max_ns)	/* a max of 0 too: waits shorter than a nanosecond */
+		est = v->max_ns;
+	return est;
 }
 
 /*
  * Slot i holds waits in [2^i, 2^(i+1)) ns; interpolate linearly inside the
- * slot that holds the quantile, then clamp to the exact min and max.
+ * slot that holds the quantile, then clamp to the exact min and max (a
+ * clamp keeps the order of the quantiles: p50 <= p99 <= max). A row
+ * without a histogram (a user lock's table without its columns) has only
+ * its min and max to go by.
  */
 uint64_t hist_quantile(const struct lock_row_val *v, double q)
 {
@@ -48,14 +83,14 @@ uint64_t hist_quantile(const struct lock_row_val *v, double q)
 	int i;
 
 	for (i = 0; i < LS_HIST_SLOTS; i++)
-		total += v->hist[i];
+		total = sat_add(total, v->hist[i]);
 	if (!total)
-		return 0;
+		return within_row(v, 0);
 	rank = q * total;
 	for (i = 0; i < LS_HIST_SLOTS; i++) {
-		if (v->hist[i] && seen + v->hist[i] >= rank)
+		if (v->hist[i] && sat_add(seen, v->hist[i]) >= rank)
 			break;
-		seen += v->hist[i];
+		seen = sat_add(seen, v->hist[i]);
 	}
 	if (i == LS_HIST_SLOTS)
 		i = LS_HIST_SLOTS - 1;
@@ -63,11 +98,7 @@ uint64_t hist_quantile(const struct lock_row_val *v, double q)
 	hi = 1ULL << (i + 1);
 	frac = v->hist[i] ? (rank - seen) / v->hist[i] : 0;
 	est = lo + (uint64_t)(frac * (hi - lo));
-	if (est < v->min_ns)
-		est = v->min_ns;
-	if (v->max_ns && est > v->max_ns)
-		est = v->max_ns;
-	return est;
+	return within_row(v, est);
 }
 
 /* Every view's one rule for name patterns (view/match.h). */
@@ -90,6 +121,14 @@ static bool row_matches(const struct lock_view *v, const struct lock_row_key *k,
 	if (!glob_ok(f->comm, profile__str(p, k->comm)))
 		return false;
 	return f->pid < 0 || (uint32_t)f->pid == k->tgid || (uint32_t)f->pid == k->tid;
+}
+
+/* f without its caller filter: which rows count in a lock's exact figures (lock_entry.all). */
+static const struct lock_filter *any_caller(const struct lock_filter *f, struct lock_filter *buf)
+{
+	*buf = *f;
+	buf->caller = NULL;
+	return buf;
 }
 
 static struct lock_part *find_part(struct lock_part **parts, size_t *n, uint32_t caller, int32_t stack_id)
@@ -165,16 +204,22 @@ static int index_estimated(struct lock_view *v, const struct htab *given)
 	return 0;
 }
 
-/* A sampled row's waits, each counting 2^shift times: the histogram too. */
+/*
+ * A sampled row's waits, each counting 2^shift times: the histogram too;
+ * min and max stay the sampled waits' own. A figure past 2^64 - 1 (a
+ * total of 2^(64 - shift) ns or more) saturates there: an estimate that
+ * large is unknown, not small (row_avg() keeps the average within the
+ * sampled waits).
+ */
 static void weigh(struct lock_row_val *w, const struct lock_row_val *val, uint32_t shift)
 {
 	int i;
 
 	*w = *val;
-	w->count = val->count << shift;
-	w->total_ns = val->total_ns << shift;
+	w->count = sat_shl(val->count, shift);
+	w->total_ns = sat_shl(val->total_ns, shift);
 	for (i = 0; i < LS_HIST_SLOTS; i++)
-		w->hist[i] = val->hist[i] << shift;
+		w->hist[i] = sat_shl(val->hist[i], shift);
 }
 
 /* A sampled event's share of the variance: (1 - p) / p^2 = 4^shift - 2^shift. */
@@ -269,13 +314,17 @@ static double clamp(double x, double lo, double hi)
 	return x < lo ? lo : x > hi ? hi : x;
 }
 
-/* est +- 1.96 standard errors, within what was seen (floor) and the lock's figure (ceil). */
+/*
+ * est +- 1.96 standard errors, within what was seen (floor) and the
+ * lock's exact figure (ceil), which cap_parts() keeps every estimate
+ * under; should one still be above (rounding), the interval holds it.
+ */
 static void ci95(double est, double var, double floor, double ceil, double *lo, double *hi)
 {
 	double se = sqrt(var);
 
-	if (ceil < est)		/* the lock's own figure is an estimate too (caller filter) */
-		ceil = INFINITY;
+	if (ceil < est)
+		ceil = est;
 	*lo = clamp(est - 1.96 * se, floor, ceil);
 	*hi = clamp(est + 1.96 * se, floor, ceil);
 }
@@ -284,21 +333,166 @@ void lock_part__hold_ci95(const struct lock_entry *e, const struct lock_part *c,
 			  double *lo, double *hi)
 {
 	if (hold)
-		ci95((double)c->h.hold_ns, c->hest.var_hold, (double)c->hest.sampled_ns, (double)e->h.hold_ns,
+		ci95((double)c->h.hold_ns, c->hest.var_hold, (double)c->hest.sampled_ns, (double)e->all.hold_ns,
 		     lo, hi);
 	else
 		ci95((double)c->h.acquired, c->hest.var_acquired, (double)c->hest.sampled,
-		     (double)e->h.acquired, lo, hi);
+		     (double)e->all.acquired, lo, hi);
 }
 
 void lock_part__ci95(const struct lock_entry *e, const struct lock_part *c, bool wait,
 		     double *lo, double *hi)
 {
 	if (wait)
-		ci95((double)c->v.total_ns, c->est.var_wait, (double)c->est.sampled_ns, (double)e->v.total_ns,
+		ci95((double)c->v.total_ns, c->est.var_wait, (double)c->est.sampled_ns, (double)e->all.wait_ns,
 		     lo, hi);
 	else
-		ci95((double)c->v.count, c->est.var_count, (double)c->est.sampled, (double)e->v.count, lo, hi);
+		ci95((double)c->v.count, c->est.var_count, (double)c->est.sampled, (double)e->all.count, lo, hi);
+}
+
+/* The exact figures of the lock (name, flags), filtered by caller or not. */
+static struct lock_all *lock_all_of(struct lock_view *v, uint32_t name, uint32_t flags)
+{
+	uint64_t key = (uint64_t)name << 32 | flags;
+
+	return htab_get(&v->all, &key, NULL);
+}
+
+static int count_all_waits(struct lock_view *v, const struct lock_row_key *k, const struct lock_row_val *val)
+{
+	struct lock_all *a = lock_all_of(v, k->name, k->flags);
+
+	if (!a)
+		return -ENOMEM;
+	if (!k->err) {	/* the waits that gave up are no acquisition, in no caller's figures */
+		a->count = sat_add(a->count, val->count);
+		a->wait_ns = sat_add(a->wait_ns, val->total_ns);
+	}
+	return 0;
+}
+
+static int count_all_holds(struct lock_view *v, uint32_t name, uint32_t flags, const struct hold_val *h)
+{
+	struct lock_all *a = lock_all_of(v, name, flags);
+
+	if (!a)
+		return -ENOMEM;
+	a->acquired = sat_add(a->acquired, h->acquired);
+	a->hold_ns = sat_add(a->hold_ns, h->hold_ns);
+	return 0;
+}
+
+/* After the rows: each lock's exact figures, those counted whatever the caller. */
+static void set_all(struct lock_view *v)
+{
+	const struct lock_all *a;
+	size_t i;
+
+	for (i = 0; i < v->nlocks; i++) {
+		a = htab_find(&v->all, &(uint64_t){ (uint64_t)v->locks[i].name << 32 | v->locks[i].flags });
+		if (a)
+			v->locks[i].all = *a;
+	}
+}
+
+static void hold_merge(struct hold_val *dst, const struct hold_val *src);
+
+/* x times f, rounded, no lower than floor (what the samples saw). */
+static uint64_t shrink(uint64_t x, double f, uint64_t floor)
+{
+	uint64_t y = (uint64_t)llround((double)x * f);
+
+	return y > floor ? y : floor;
+}
+
+/* The factor, no more than f, that takes est down to exact. */
+static double cap_factor(uint64_t est, uint64_t exact, double f)
+{
+	return est > exact && (double)exact / (double)est < f ? (double)exact / (double)est : f;
+}
+
+/*
+ * A part's estimates above its lock's exact figures (a few waits at a
+ * low p stand for more than the lock had): its count, total and
+ * histogram shrink by one factor, the one that brings them within the
+ * lock's, so that its average stays that of its sampled waits; never
+ * below what its samples saw.
+ */
+static void cap_waits(struct lock_part *c, const struct lock_all *all)
+{
+	double f = cap_factor(c->v.total_ns, all->wait_ns, cap_factor(c->v.count, all->count, 1));
+	int i;
+
+	if (f >= 1)
+		return;
+	c->v.count = shrink(c->v.count, f, c->est.sampled);
+	c->v.total_ns = shrink(c->v.total_ns, f, c->est.sampled_ns);
+	for (i = 0; i < LS_HIST_SLOTS; i++)
+		c->v.hist[i] = shrink(c->v.hist[i], f, c->v.hist[i] ? 1 : 0);
+	c->est.var_count *= f * f;
+	c->est.var_wait *= f * f;
+}
+
+/* The same for its acquisitions, releases and hold time (its hold average stays). */
+static void cap_holds(struct lock_part *c, const struct lock_all *all)
+{
+	double f = cap_factor(c->h.hold_ns, all->hold_ns, cap_factor(c->h.acquired, all->acquired, 1));
+
+	if (f >= 1)
+		return;
+	c->h.acquired = shrink(c->h.acquired, f, c->hest.sampled);
+	c->h.held = shrink(c->h.held, f, 0);
+	c->h.hold_ns = shrink(c->h.hold_ns, f, 0);
+	c->hest.var_acquired *= f * f;
+	c->hest.var_hold *= f * f;
+}
+
+/*
+ * With a caller filter a lock's figures are its matching callers'
+ * estimates: their sums again, once capped, and the total theirs.
+ */
+static void sum_callers(struct lock_view *v)
+{
+	size_t i, j;
+
+	memset(&v->total, 0, sizeof(v->total));
+	memset(&v->hold_total, 0, sizeof(v->hold_total));
+	for (i = 0; i < v->nlocks; i++) {
+		struct lock_entry *e = &v->locks[i];
+
+		if (e->estimated)
+			memset(&e->v, 0, sizeof(e->v));
+		if (e->hold_estimated)
+			memset(&e->h, 0, sizeof(e->h));
+		for (j = 0; j < e->ncallers; j++) {
+			if (e->estimated)
+				lock_row_merge(&e->v, &e->callers[j].v);
+			if (e->hold_estimated && e->callers[j].h.has_hold)
+				hold_merge(&e->h, &e->callers[j].h);
+		}
+		lock_row_merge(&v->total, &e->v);
+		if (e->h.has_hold)
+			hold_merge(&v->hold_total, &e->h);
+	}
+}
+
+/* No caller or stack above its lock, filtered or not. */
+static void cap_parts(struct lock_view *v, const struct lock_filter *f)
+{
+	size_t i, j;
+
+	for (i = 0; i < v->nlocks; i++) {
+		struct lock_entry *e = &v->locks[i];
+
+		for (j = 0; e->estimated && j < e->ncallers; j++)
+			cap_waits(&e->callers[j], &e->all);
+		for (j = 0; e->estimated && j < e->nstacks; j++)
+			cap_waits(&e->stacks[j], &e->all);
+		for (j = 0; e->hold_estimated && j < e->ncallers; j++)
+			cap_holds(&e->callers[j], &e->all);
+	}
+	if (f->caller)
+		sum_callers(v);
 }
 
 const char *lock_errno_name(uint32_t err, char *buf, size_t len)
@@ -394,9 +588,9 @@ double hold_con_pct(const struct lock_row_val *w, const struct hold_val *h)
 static void hold_merge(struct hold_val *dst, const struct hold_val *src)
 {
 	dst->has_hold = true;
-	dst->acquired += src->acquired;
-	dst->held += src->held;
-	dst->hold_ns += src->hold_ns;
+	dst->acquired = sat_add(dst->acquired, src->acquired);
+	dst->held = sat_add(dst->held, src->held);
+	dst->hold_ns = sat_add(dst->hold_ns, src->hold_ns);
 	if (src->hold_max_ns > dst->hold_max_ns)
 		dst->hold_max_ns = src->hold_max_ns;
 }
@@ -512,9 +706,9 @@ static struct hold_val weigh_hold(const struct hold_val *h, uint64_t shift)
 {
 	struct hold_val w = *h;
 
-	w.acquired <<= shift;
-	w.held <<= shift;
-	w.hold_ns <<= shift;
+	w.acquired = sat_shl(h->acquired, shift);
+	w.held = sat_shl(h->held, shift);
+	w.hold_ns = sat_shl(h->hold_ns, shift);
 	return w;
 }
 
@@ -527,8 +721,11 @@ static int add_unsampled_hold(struct lock_view *v, struct htab *index, uint32_t 
 {
 	struct lock_entry *e;
 
-	if (!glob_ok(f->lock, lock_view__str(v, name)) || f->caller ||
-	    (f->type && !lock_type_matches(f->type, flags)))
+	if (!glob_ok(f->lock, lock_view__str(v, name)) || (f->type && !lock_type_matches(f->type, flags)))
+		return 0;
+	if (count_all_holds(v, name, flags, h))
+		return -ENOMEM;
+	if (f->caller)
 		return 0;
 	e = find_lock(v, index, name, flags);
 	if (!e)
@@ -581,8 +778,11 @@ static int add_hold_row(struct lock_view *v, struct htab *index, const struct ht
 		err = intern(v, caller, &caller_id);
 	if (err)
 		return err;
-	if (!glob_ok(f->lock, lock_view__str(v, name)) || !glob_ok(f->caller, caller) ||
-	    (f->type && !lock_type_matches(f->type, flags)))
+	if (!glob_ok(f->lock, lock_view__str(v, name)) || (f->type && !lock_type_matches(f->type, flags)))
+		return 0;
+	if (count_all_holds(v, name, flags, &h))
+		return -ENOMEM;
+	if (!glob_ok(f->caller, caller))
 		return 0;
 	e = find_lock(v, index, name, flags);
 	if (!e)
@@ -1039,6 +1239,7 @@ static int add_user_wait(struct lock_view *v, struct htab *index, const struct h
 	int h0 = ptable__col(t, "hist_0"), i;
 	struct lock_row_val val = { 0 };
 	struct lock_row_key k = { 0 };
+	struct lock_filter all_callers;
 	struct urow r;
 	int err;
 
@@ -1048,7 +1249,7 @@ static int add_user_wait(struct lock_view *v, struct htab *index, const struct h
 	err = urow_name(v, heap, &r, &k.name);
 	if (!err)
 		err = intern(v, r.caller, &k.caller);
-	if (err || !urow_matches(&r, lock_view__str(v, k.name), f))
+	if (err || !urow_matches(&r, lock_view__str(v, k.name), any_caller(f, &all_callers)))
 		return err;
 	k.lock_addr = r.lock;
 	k.stack_id = r.stack_id;
@@ -1061,6 +1262,12 @@ static int add_user_wait(struct lock_view *v, struct htab *index, const struct h
 	val.max_ns = row[hi];
 	for (i = 0; h0 >= 0 && i < LS_HIST_SLOTS && h0 + i < (int)t->ncols; i++)
 		val.hist[i] = row[h0 + i];
+	/* A row without waits (its counts forgotten: top's interval) is no caller. */
+	if (!val.count)
+		return 0;
+	err = count_all_waits(v, &k, &val);
+	if (err || !glob_ok(f->caller, r.caller))
+		return err;
 	return add_row(v, index, &k, &val, false);
 }
 
@@ -1072,6 +1279,7 @@ static int add_user_hold(struct lock_view *v, struct htab *index, const struct h
 	int ac = ptable__col(t, "acquired"), hc = ptable__col(t, "held");
 	int nc = ptable__col(t, "hold_ns"), mc = ptable__col(t, "hold_max_ns");
 	struct hold_val h = { .has_hold = true };
+	struct lock_filter all_callers;
 	uint32_t name, caller_id;
 	struct lock_entry *e;
 	struct lock_part *p;
@@ -1084,12 +1292,16 @@ static int add_user_hold(struct lock_view *v, struct htab *index, const struct h
 	err = urow_name(v, heap, &r, &name);
 	if (!err)
 		err = intern(v, r.caller, &caller_id);
-	if (err || !urow_matches(&r, lock_view__str(v, name), f))
+	if (err || !urow_matches(&r, lock_view__str(v, name), any_caller(f, &all_callers)))
 		return err;
 	h.acquired = row[ac];
 	h.held = row[hc];
 	h.hold_ns = row[nc];
 	h.hold_max_ns = row[mc];
+	if (count_all_holds(v, name, r.flags, &h))
+		return -ENOMEM;
+	if (!glob_ok(f->caller, r.caller))
+		return 0;
 	e = find_lock(v, index, name, r.flags);
 	if (!e)
 		return -ENOMEM;
@@ -1145,133 +1357,6 @@ static int add_user_locks(struct lock_view *v, struct htab *index, const struct 
 	return err;
 }
 
-/*
- * A sampled wait takes its stack before its clock starts, and the lock is
- * often free by then: sampled waits are shorter than the others (a third
- * on fdstorm), and their Horvitz-Thompson wait totals too low. The
- * callers' wait estimates are therefore ratio estimates: their shares of
- * the weighted waits times the lock's exact total, which the shortening,
- * the same for every caller, does not bias. Their counts need no such
- * help (a count does not depend on the clock).
- */
-static void scale_part_waits(struct lock_part *parts, size_t n, uint64_t exact_ns)
-{
-	double sum = 0, f;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		sum += (double)parts[i].v.total_ns;
-	if (sum <= 0)
-		return;
-	f = (double)exact_ns / sum;
-	for (i = 0; i < n; i++) {
-		parts[i].v.total_ns = (uint64_t)llround((double)parts[i].v.total_ns * f);
-		parts[i].est.var_wait *= f * f;
-	}
-}
-
-static void scale_estimated_waits(struct lock_view *v)
-{
-	size_t i;
-
-	for (i = 0; i < v->nlocks; i++) {
-		struct lock_entry *e = &v->locks[i];
-
-		if (!e->estimated)
-			continue;
-		scale_part_waits(e->callers, e->ncallers, e->v.total_ns);
-		scale_part_waits(e->stacks, e->nstacks, e->v.total_ns);
-	}
-}
-
-/* The callers' estimated hold figures, as their shares of the lock's exact ones. */
-static uint64_t share_of(uint64_t part, double sum, uint64_t exact)
-{
-	return sum > 0 ? (uint64_t)llround((double)part / sum * (double)exact) : 0;
-}
-
-/*
- * The variance of a share R = part / sum of the weighted figures, times
- * exact, from the sampled events' sum (1 - p) / p^2 y^2 over the part
- * (own) and over all the callers (all): linearised, each event of the
- * part counts (1 - R) y, every other -R y.
- */
-static double share_var(double part, double sum, double exact, double own, double all)
-{
-	double r = sum > 0 ? part / sum : 0, f = sum > 0 ? exact / sum : 0;
-
-	return f * f * ((1 - r) * (1 - r) * own + r * r * (all - own));
-}
-
-/* A lock's callers' weighted figures, less what carried a stack with p = 1. */
-struct hold_sums {
-	double acquired, held, hold_ns;
-	struct hold_val certain;	/* what carried a stack with p = 1, every caller's */
-	double var_acquired, var_hold;	/* the variance sums (struct hold_est) */
-};
-
-static uint64_t less(uint64_t a, uint64_t b)
-{
-	return a > b ? a - b : 0;
-}
-
-static uint64_t max_u64(uint64_t a, uint64_t b)
-{
-	return a > b ? a : b;
-}
-
-/*
- * A caller's own certain figures, and its share of the lock's other
- * acquisitions by its weighted sampled ones: scaling the certain too
- * would take a caller seen at every acquisition below what it was seen
- * doing. Nor is a share ever below what the caller's stacks saw (when
- * the weights overshoot the lock's figures by more than 2^shift), even
- * if the callers then add up to a little more than their lock.
- */
-static void scale_lock_holds(struct lock_entry *e, const struct hold_sums *s)
-{
-	uint64_t acquired = less(e->h.acquired, s->certain.acquired);
-	uint64_t held = less(e->h.held, s->certain.held), hold_ns = less(e->h.hold_ns, s->certain.hold_ns);
-	size_t j;
-
-	for (j = 0; j < e->ncallers; j++) {
-		struct hold_val *h = &e->callers[j].h;
-		struct hold_est *x = &e->callers[j].hest;
-		uint64_t a = less(h->acquired, x->certain.acquired), ns = less(h->hold_ns, x->certain.hold_ns);
-
-		x->var_acquired = share_var((double)a, s->acquired, (double)acquired, x->var_acquired, s->var_acquired);
-		x->var_hold = share_var((double)ns, s->hold_ns, (double)hold_ns, x->var_hold, s->var_hold);
-		h->acquired = max_u64(x->certain.acquired + share_of(a, s->acquired, acquired), x->sampled);
-		h->held = x->certain.held + share_of(less(h->held, x->certain.held), s->held, held);
-		h->hold_ns = max_u64(x->certain.hold_ns + share_of(ns, s->hold_ns, hold_ns), x->sampled_ns);
-	}
-}
-
-static void scale_estimated_holds(struct lock_view *v)
-{
-	struct hold_sums s;
-	struct lock_entry *e;
-	size_t i, j;
-
-	for (i = 0; i < v->nlocks; i++) {
-		e = &v->locks[i];
-		if (!e->hold_estimated)
-			continue;
-		memset(&s, 0, sizeof(s));
-		for (j = 0; j < e->ncallers; j++) {
-			const struct lock_part *c = &e->callers[j];
-
-			s.acquired += (double)less(c->h.acquired, c->hest.certain.acquired);
-			s.held += (double)less(c->h.held, c->hest.certain.held);
-			s.hold_ns += (double)less(c->h.hold_ns, c->hest.certain.hold_ns);
-			hold_merge(&s.certain, &c->hest.certain);
-			s.var_acquired += c->hest.var_acquired;
-			s.var_hold += c->hest.var_hold;
-		}
-		scale_lock_holds(e, &s);
-	}
-}
-
 /* The total's hold figures are over the locks that have them: which, and their waits. */
 static void total_held(struct lock_view *v)
 {
@@ -1320,7 +1405,18 @@ static void scale_row(struct lock_view_row *r, const struct lock_entry *e, struc
  * whose sum is near the lock's exact count and wait but not on it. An
  * export draws each lock as the sum of its stacks: there each stack gets
  * its share of the estimates of the lock's exact totals (the ratio
- * estimator), so that they add up to them (cumulative rounding).
+ * estimator), so that they add up to them (cumulative rounding), and a
+ * flame graph's or pprof's lock is as wide as report's.
+ *
+ * This cannot make a figure contradict another: an export's row has a
+ * count and a wait total but no average, minimum, maximum or quantile
+ * (folded, pprof, the export's JSON and CSV), and nothing else reads
+ * the kept rows; report, top, diff and serve's metrics read the
+ * callers' and stacks' unscaled estimates, or the locks' exact figures.
+ * Count and wait are scaled each by its own ratio, so a stack's
+ * wait / count in an export is not report's average of it (their ratio
+ * is the lock's exact average over its estimated one, 1 within the
+ * sampling error): lockstat-export(1) says so.
  */
 /* The estimated lock a kept row is of, or NULL. */
 static struct lock_entry *estimated_lock(struct lock_view *v, struct htab *index,
@@ -1377,6 +1473,7 @@ static int build(struct lock_view *v, const struct profile *p, const struct prof
 {
 	const struct lock_row_key *k;
 	const struct lock_row_val *val;
+	struct lock_filter all_callers;
 	struct lock_row_key named;
 	struct htab index, given;
 	size_t it = 0;
@@ -1390,6 +1487,7 @@ static int build(struct lock_view *v, const struct profile *p, const struct prof
 	htab_init(&v->anon, sizeof(uint64_t), sizeof(uint32_t));
 	htab_init(&index, sizeof(uint64_t), sizeof(size_t));
 	htab_init(&given, sizeof(uint64_t), sizeof(uint32_t));
+	htab_init(&v->all, sizeof(uint64_t), sizeof(struct lock_all));
 	err = index_given_names(p, &given);
 	if (!err)
 		err = name_anon_locks(v, names_from ? names_from : p);
@@ -1397,6 +1495,8 @@ static int build(struct lock_view *v, const struct profile *p, const struct prof
 		err = index_estimated(v, &given);
 	while (!err && (val = htab_next(&p->rows, &it, (const void **)&k))) {
 		err = named_row(v, &given, k, &named);
+		if (!err && row_matches(v, &named, any_caller(f, &all_callers)))
+			err = count_all_waits(v, &named, val);
 		if (!err && row_matches(v, &named, f))
 			err = add_row(v, &index, &named, val, f->caller != NULL);
 	}
@@ -1404,18 +1504,18 @@ static int build(struct lock_view *v, const struct profile *p, const struct prof
 		err = add_holds(v, &index, f);
 	if (!err)
 		err = add_user_locks(v, &index, f);
-	if (!err)
+	if (!err) {
+		set_all(v);
+		cap_parts(v, f);
 		total_held(v);
-	if (!err && !f->caller)	/* with a caller filter, the lock's figures are estimates too */
-		scale_estimated_waits(v);
-	if (!err && !f->caller)
-		scale_estimated_holds(v);
+	}
 	if (!err && keep_rows && !f->caller)
 		err = rows_to_lock_totals(v, &index);
 	htab_free(&given);
 	htab_free(&index);
 	htab_free(&v->anon);
 	htab_free(&v->estimated);
+	htab_free(&v->all);
 	if (err)
 		lock_view__free(v);
 	return err;
@@ -1440,11 +1540,18 @@ int lock_view__build_rows(struct lock_view *v, const struct profile *p, const st
 static enum lock_sort sort_key;
 static const struct lock_view *sort_view;
 
-static int cmp_val(const struct lock_row_val *a, const struct lock_row_val *b)
+static int cmp_val(const struct lock_row_val *a, const struct hold_val *ha,
+		   const struct lock_row_val *b, const struct hold_val *hb)
 {
 	uint64_t x, y;
 
 	switch (sort_key) {
+	case SORT_ACQUIRED:
+		x = ha->acquired; y = hb->acquired; break;
+	case SORT_HOLD_TOTAL:
+		x = ha->hold_ns; y = hb->hold_ns; break;
+	case SORT_HOLD_MAX:
+		x = ha->hold_max_ns; y = hb->hold_max_ns; break;
 	case SORT_CONTENDED:
 		x = a->count; y = b->count; break;
 	case SORT_WAIT_MAX:
@@ -1462,7 +1569,7 @@ static int cmp_val(const struct lock_row_val *a, const struct lock_row_val *b)
 static int cmp_part(const void *a, const void *b)
 {
 	const struct lock_part *x = a, *y = b;
-	int c = cmp_val(&x->v, &y->v);
+	int c = cmp_val(&x->v, &x->h, &y->v, &y->h);
 
 	return c ? c : strcmp(lock_view__str(sort_view, x->caller), lock_view__str(sort_view, y->caller));
 }
@@ -1470,7 +1577,7 @@ static int cmp_part(const void *a, const void *b)
 static int cmp_lock(const void *a, const void *b)
 {
 	const struct lock_entry *x = a, *y = b;
-	int c = sort_key == SORT_NAME ? 0 : cmp_val(&x->v, &y->v);
+	int c = sort_key == SORT_NAME ? 0 : cmp_val(&x->v, &x->h, &y->v, &y->h);
 
 	if (!c)
 		c = strcmp(lock_view__str(sort_view, x->name), lock_view__str(sort_view, y->name));

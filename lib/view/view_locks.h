@@ -38,9 +38,15 @@ struct hold_val {
  * (or stack's) v holds estimates: each sampled wait counts 1/p times, p
  * its sampling probability (2^-shift), so that count, total_ns and the
  * histogram are unbiased estimates of the caller's waits (Horvitz-Thompson);
- * min_ns and max_ns are those of the sampled waits. est keeps what the
- * 95 % interval needs: the sampled waits and the variance estimates
- * sum (1 - p) / p^2 and sum wait^2 (1 - p) / p^2 over them.
+ * min_ns and max_ns are those of the sampled waits. One above its lock's
+ * exact count or wait shrinks to it, count, total and histogram by one
+ * factor (never below its sampled waits). That one estimator,
+ * in every view and with or without a caller filter, makes the average
+ * (total / count) a weighted mean of the sampled waits, and the
+ * quantiles those of their weighted histogram: all within the sampled
+ * min and max. est keeps what the 95 % interval needs: the sampled waits
+ * and the variance estimates sum (1 - p) / p^2 and sum wait^2 (1 - p) / p^2
+ * over them.
  */
 struct lock_est {
 	uint64_t sampled;	/* waits that carried a stack */
@@ -54,11 +60,11 @@ struct lock_est {
  * the lock's acquisitions carried a stack (mmap_lock): the acquisitions
  * that did, their hold time, those of them that carried it with p = 1
  * (certain: known exactly), and the variances of the caller's acquired
- * and hold total. While the view is built these are sum (1 - p) / p^2
- * over its sampled acquisitions, and over their holds squared, which a
- * row's count, total and max bound (sum h^2 <= max x sum h: its holds'
- * squares are not recorded); lock_view__build() makes them the
- * variances of the callers' shares of the lock's exact figures.
+ * and hold total: sum (1 - p) / p^2 over its sampled acquisitions, and
+ * over their holds squared, which a row's count, total and max bound
+ * (sum h^2 <= max x sum h: its holds' squares are not recorded). Its h
+ * is the same Horvitz-Thompson estimate as its waits: hold avg
+ * (hold_ns / held) within the sampled holds, hold max theirs.
  */
 struct hold_est {
 	uint64_t sampled;
@@ -97,13 +103,19 @@ struct lock_entry {
 	/*
 	 * Its callers' hold figures are estimates: only a sample of its
 	 * acquisitions carried a stack (mmap_lock). Each caller has its
-	 * acquisitions that carried a stack with p = 1, and its share of the
-	 * rest of the lock's exact figures, by its weighted (1/p) other
-	 * acquisitions, releases and hold time; its hold max is the sampled
-	 * ones'.
+	 * acquisitions that carried a stack with p = 1, and its others
+	 * weighed by 1/p (struct hold_est); its hold max is the sampled ones'.
 	 */
 	bool hold_estimated;
 	uint64_t hold_sampled;	/* then: its acquisitions that carried a stack */
+	/*
+	 * Every wait and acquisition of the lock, whatever the caller
+	 * filter (v and h are then the matching callers' estimates): what
+	 * no caller's 95 % interval goes above, filtered or not.
+	 */
+	struct lock_all {
+		uint64_t count, wait_ns, acquired, hold_ns;
+	} all;
 	struct lock_part *callers;
 	size_t ncallers;
 	struct lock_part *stacks;
@@ -119,7 +131,13 @@ enum lock_sort {
 	SORT_WAIT_AVG,
 	SORT_WAIT_MIN,
 	SORT_NAME,
+	SORT_ACQUIRED,		/* the hold figures: a lock without them sorts last */
+	SORT_HOLD_TOTAL,
+	SORT_HOLD_MAX,
 };
+
+/* A sort by acquisitions or holds: report lists each caller that only held the lock. */
+bool lock_sort_by_hold(enum lock_sort key);
 
 /*
  * A row as the view adds it (lock_view__build_rows): the profile's kernel
@@ -161,6 +179,7 @@ struct lock_view {
 	struct lock_view_row *rows;
 	size_t nrows, rows_cap;
 	struct htab estimated;	/* while building: (name, flags) of the sampled locks */
+	struct htab all;	/* while building: (name, flags) -> struct lock_all */
 };
 
 int lock_sort_parse(const char *s, enum lock_sort *key);
@@ -195,7 +214,7 @@ bool lock_view__hold_complete(const struct lock_view *v);
  * The 95 % interval of a caller's estimated acquisitions (hold false) or
  * hold total, where its lock's hold figures are estimated
  * (hold_estimated); within what its sampled acquisitions certainly held
- * and the lock's own figure.
+ * and the lock's own figure, as lock_part__ci95() says.
  */
 void lock_part__hold_ci95(const struct lock_entry *e, const struct lock_part *c, bool hold,
 			  double *lo, double *hi);
@@ -204,7 +223,8 @@ void lock_part__hold_ci95(const struct lock_entry *e, const struct lock_part *c,
  * The 95 % interval of an estimated part's count (wait false) or total
  * wait (wait true), of e's callers or stacks: estimate +- 1.96 standard
  * errors, no lower than the sampled waits, no higher than the lock's own
- * exact figure.
+ * exact figure (e->all, whatever the caller filter), which no part's
+ * estimate passes: lock_view__build() brings one that did down to it.
  */
 void lock_part__ci95(const struct lock_entry *e, const struct lock_part *c, bool wait,
 		     double *lo, double *hi);

@@ -7,6 +7,9 @@ require_root; require_btf; require_tracepoint; require_cmd jq
 run_overlapped mm.out "$LOCKSTAT" record -q -o mm.data -- "$WL/mmapstorm" -t 2 -d 2
 check "record exits 0 ($?)" test $? = 0
 "$LOCKSTAT" report -i mm.data -f json >mm.json
+# Sorted by acquisitions, every caller that only held the lock is a row
+# of its own (by waits, they are one "[holds only: N callers]" row).
+"$LOCKSTAT" report -i mm.data -f json --sort acquired >mmh.json
 ops=$(field ops mm.out)
 lock='.locks[] | select(.name == "mm_struct.mmap_lock")'
 if [ "$overlapped" = 1 ]; then
@@ -44,25 +47,28 @@ if has_tracepoint mmap_lock mmap_lock_start_locking mmap_lock_acquire_returned m
 	check "some acquisitions carried no stack, some did ($(csv_count t.csv shift 65535) rows without)" \
 		test "$(csv_count t.csv shift 65535)" -gt 0 -a "$(awk 'END { print NR }' t.csv)" -gt 2
 	check "no caller stands for the acquisitions without a stack" \
-		jqe "[$lock | .callers[] | select(.symbol | startswith(\"[\"))] | length == 0" mm.json
+		jqe "[$lock | .callers[] | select(.symbol | startswith(\"[\"))] | length == 0" mmh.json
+	check "by waits, the callers that only held it are one row a lock" \
+		jqe "[$lock | [.callers[] | select(.contended == 0)] | length <= 1] | all" mm.json
 	check "the callers' acquisitions are marked estimates" jqe "[$lock | .callers | all(.estimated)] | length == 2 and all" mm.json
 	check "the report says how many acquisitions carried a stack" \
 		grep -q "estimated from the [0-9]* of [0-9]* mmap_lock acquisitions that carried a stack" \
 		<("$LOCKSTAT" report -i mm.data --lock 'mm_struct.mmap_lock')
 	# Each estimated caller has its 95 % intervals: around its estimate,
-	# no lower than what its stacks saw, no higher than the lock's figure.
+	# no lower than what its stacks saw, no higher than the lock's figure;
+	# its hold average within its hold max.
 	check "every caller with estimated holds has intervals that hold its estimates" \
 		jqe "[$lock | .acquired as \$a | .hold_total_ns as \$h | .callers[] | select(.acquired_sampled != null) |
 			.acquired_ci95[0] <= .acquired and .acquired <= .acquired_ci95[1] and
 			.acquired_ci95[0] >= .acquired_sampled and .acquired_ci95[1] <= \$a and
 			.hold_total_ci95_ns[0] <= .hold_total_ns and .hold_total_ns <= .hold_total_ci95_ns[1] and
-			.hold_total_ci95_ns[1] <= \$h] | length > 0 and all" mm.json
+			.hold_total_ci95_ns[1] <= \$h and .hold_avg_ns <= .hold_max_ns] | length > 0 and all" mmh.json
 	"$LOCKSTAT" report -i mm.data -f csv >mm.csv
 	check "CSV has the intervals' columns, last" \
 		grep -q ',acquired_sampled,acquired_ci95_lo,acquired_ci95_hi,hold_total_ci95_lo_ns,hold_total_ci95_hi_ns$' mm.csv
 	# --stack-rate 0: every acquisition has its stack, every caller is exact.
 	"$LOCKSTAT" record -q --stack-rate 0 -o all.data -- "$WL/mmapstorm" -t 2 -d 1 >all.out
-	"$LOCKSTAT" report -i all.data -f json >all.json
+	"$LOCKSTAT" report -i all.data -f json --sort acquired >all.json
 	"$LOCKSTAT" report -i all.data --view tables --table mmap_lock -f csv >all.csv
 	check "--stack-rate 0: a stack for every acquisition" test "$(csv_count all.csv shift 0)" = "$(awk 'END { print NR - 1 }' all.csv)"
 	check "--stack-rate 0: no caller is an estimate" jqe "[$lock | .callers | all(.estimated | not)] | length == 2 and all" all.json

@@ -224,15 +224,15 @@ static void test_fixtures(void **state)
 
 	(void)state;
 	assert_int_equal(glob(LOCKSTAT_TEST_DATA "/*.data", 0, NULL, &g), 0);
-	assert_int_equal(g.gl_pathc, 5);
+	assert_int_equal(g.gl_pathc, 6);
 	for (i = 0; i < g.gl_pathc; i++)
 		check_fixture(g.gl_pathv[i], &nfamilies);
 	globfree(&g);
 	/*
 	 * fdstorm and hotspots name two families, mmapstorm one,
-	 * vm61-fdstorm and mutexstorm-ulocks all eight.
+	 * vm61-fdstorm, mutexstorm-ulocks and fdstorm-sampled all eight.
 	 */
-	assert_int_equal(nfamilies, 2 + 2 + 1 + 8 + 8);
+	assert_int_equal(nfamilies, 2 + 2 + 1 + 8 + 8 + 8);
 }
 
 static void test_fixture_states(void **state)

@@ -93,6 +93,8 @@ static void test_hist_quantile_one_slot(void **state)
 
 	v.count = 8;
 	v.hist[10] = 8;
+	v.min_ns = 1024;
+	v.max_ns = 2047;
 	for (q = 0.05; q < 1.0; q += 0.05) {
 		uint64_t x = hist_quantile(&v, q);
 
@@ -149,8 +151,10 @@ static void test_hist_quantile_monotonic(void **state)
 	int i, step;
 
 	(void)state;
-	for (i = 0; i < LS_HIST_SLOTS; i += 3)
+	for (i = 0; i < LS_HIST_SLOTS; i += 3) {
 		v.hist[i] = i % 7 + 1;
+		v.count += v.hist[i];
+	}
 	v.min_ns = 1;
 	v.max_ns = 1ULL << 39;
 	for (step = 0; step <= 1000; step++) {
@@ -162,8 +166,37 @@ static void test_hist_quantile_monotonic(void **state)
 	}
 	/* The top slot. */
 	memset(&v, 0, sizeof(v));
+	v.count = 1;
 	v.hist[LS_HIST_SLOTS - 1] = 1;
+	v.min_ns = 1ULL << (LS_HIST_SLOTS - 1);
+	v.max_ns = 1ULL << LS_HIST_SLOTS;
 	assert_true(hist_quantile(&v, 0.5) >= 1ULL << (LS_HIST_SLOTS - 1));
+}
+
+/*
+ * A quantile is never outside the row's waits: not above a max of 0 (waits
+ * under a nanosecond), not below the min where the row has no histogram
+ * (a user lock's table without its columns), 0 only for no wait at all.
+ */
+static void test_hist_quantile_within_row(void **state)
+{
+	struct lock_row_val v = { 0 };
+
+	(void)state;
+	v.count = 3;
+	v.hist[0] = 3;
+	assert_true(hist_quantile(&v, 0.5) == 0);
+	assert_true(hist_quantile(&v, 0.99) == 0);
+	v.hist[0] = 0;
+	v.min_ns = 500;
+	v.max_ns = 900;
+	assert_true(hist_quantile(&v, 0.5) == 500);
+	assert_true(hist_quantile(&v, 0.99) >= 500 && hist_quantile(&v, 0.99) <= 900);
+	/* a histogram past the max (weighed slots of a caller): clamped */
+	v.hist[20] = 1;
+	assert_true(hist_quantile(&v, 0.5) == 900);
+	v.count = 0;
+	assert_true(hist_quantile(&v, 0.5) == 0);
 }
 
 static void test_row_avg(void **state)
@@ -174,7 +207,13 @@ static void test_row_avg(void **state)
 	assert_true(row_avg(&v) == 0);
 	v.count = 4;
 	v.total_ns = 1002;
+	v.min_ns = 200;
+	v.max_ns = 300;
 	assert_true(row_avg(&v) == 250);
+	/* a saturated total (weigh()): the average is unknown, never outside the waits */
+	v.total_ns = UINT64_MAX;
+	v.count = UINT64_MAX;
+	assert_true(row_avg(&v) == 200);
 }
 
 static void test_sort_parse(void **state)
@@ -183,6 +222,7 @@ static void test_sort_parse(void **state)
 		{ "wait_total", SORT_WAIT_TOTAL }, { "contended", SORT_CONTENDED },
 		{ "wait_max", SORT_WAIT_MAX }, { "wait_avg", SORT_WAIT_AVG },
 		{ "wait_min", SORT_WAIT_MIN }, { "name", SORT_NAME },
+		{ "acquired", SORT_ACQUIRED }, { "hold_total", SORT_HOLD_TOTAL }, { "hold_max", SORT_HOLD_MAX },
 	};
 	enum lock_sort k;
 	size_t i;
@@ -193,6 +233,10 @@ static void test_sort_parse(void **state)
 		assert_int_equal(lock_sort_parse(ok[i].s, &k), 0);
 		assert_int_equal(k, ok[i].k);
 	}
+	assert_false(lock_sort_by_hold(SORT_WAIT_TOTAL));
+	assert_false(lock_sort_by_hold(SORT_NAME));
+	assert_true(lock_sort_by_hold(SORT_ACQUIRED) && lock_sort_by_hold(SORT_HOLD_TOTAL) &&
+		    lock_sort_by_hold(SORT_HOLD_MAX));
 	k = SORT_NAME;
 	assert_int_equal(lock_sort_parse("total", &k), -EINVAL);
 	assert_int_equal(lock_sort_parse("", &k), -EINVAL);
@@ -632,13 +676,218 @@ static void test_view_rows_add_up(void **state)
 	assert_true(ns == 3500);
 	lock_view__free(&v);
 
-	/* the view itself keeps the callers' Horvitz-Thompson estimates */
+	/*
+	 * The view itself keeps the callers' Horvitz-Thompson estimates, but
+	 * for alloc_fd's 7 (3800 ns) over the lock's 6 (3500 ns): those
+	 * shrink by 6 / 7 to 6, and 3257 ns, which is less than its sampled
+	 * waits' 3400 ns: 3400.
+	 */
 	assert_int_equal(lock_view__build(&v, p, &any), 0);
 	e = find_lock(&v, "tasklist_lock", LCB_F_SPIN);
 	count = 0;
+	for (i = 0; i < e->ncallers; i++) {
+		const struct lock_row_val *c = &e->callers[i].v;
+
+		count += c->count;
+		if (!strcmp(lock_view__str(&v, e->callers[i].caller), "alloc_fd+0x20"))
+			assert_true(c->count == 6 && c->total_ns == 3400);
+	}
+	assert_true(count == 10);
+	lock_view__free(&v);
+	profile__free(p);
+}
+
+/* min <= avg <= max and p50 <= p99 <= max, with the min and avg of a row that has waits. */
+static void assert_consistent(const struct lock_row_val *v, const char *what)
+{
+	uint64_t avg = row_avg(v), p50 = hist_quantile(v, 0.50), p99 = hist_quantile(v, 0.99);
+
+	if (!v->count)
+		return;
+	if (v->min_ns > avg || avg > v->max_ns || p50 > p99 || p99 > v->max_ns || p50 < v->min_ns)
+		fail_msg("%s: count %llu total %llu: min %llu avg %llu max %llu p50 %llu p99 %llu", what,
+			 (unsigned long long)v->count, (unsigned long long)v->total_ns,
+			 (unsigned long long)v->min_ns, (unsigned long long)avg, (unsigned long long)v->max_ns,
+			 (unsigned long long)p50, (unsigned long long)p99);
+}
+
+static const struct lock_part *find_caller(const struct lock_view *v, const struct lock_entry *e,
+					   const char *name)
+{
+	size_t i;
+
 	for (i = 0; i < e->ncallers; i++)
-		count += e->callers[i].v.count;
-	assert_true(count == 11);
+		if (!strcmp(lock_view__str(v, e->callers[i].caller), name))
+			return &e->callers[i];
+	return NULL;
+}
+
+static void assert_same_part(const struct lock_entry *e, const struct lock_part *a,
+			     const struct lock_entry *fe, const struct lock_part *b)
+{
+	double lo[2], hi[2];
+	int w;
+
+	assert_true(a->v.count == b->v.count && a->v.total_ns == b->v.total_ns);
+	assert_true(a->v.min_ns == b->v.min_ns && a->v.max_ns == b->v.max_ns);
+	assert_memory_equal(a->v.hist, b->v.hist, sizeof(a->v.hist));
+	for (w = 0; w < 2; w++) {
+		lock_part__ci95(e, a, w, &lo[0], &hi[0]);
+		lock_part__ci95(fe, b, w, &lo[1], &hi[1]);
+		assert_true(lo[0] == lo[1] && hi[0] == hi[1]);
+		/* the interval holds its estimate */
+		assert_true(lo[0] <= (w ? (double)a->v.total_ns : (double)a->v.count));
+		assert_true(hi[0] >= (w ? (double)a->v.total_ns : (double)a->v.count));
+	}
+}
+
+/*
+ * A lock whose waits without a stack are long and whose sampled ones are
+ * short: scaling the callers' totals to the lock's exact total (as the
+ * view once did, leaving their counts, max and histogram alone) gave
+ * alloc_fd an average of 25 us over a max of 100 ns. Every caller and
+ * stack is now one estimate, sum 1/p and sum wait/p, whose average lies
+ * within its sampled waits, and a caller filter changes none of them.
+ */
+static void test_view_estimates_consistent(void **state)
+{
+	struct lock_filter only = any;
+	const struct lock_entry *e, *fe;
+	const struct lock_part *c, *fc;
+	struct cont_row rows[4];
+	struct lock_view v, fv;
+	struct profile *p;
+	size_t i;
+
+	(void)state;
+	rows[0] = fx_row(FX_TASKLIST_LOCK, LS_STACK_UNSAMPLED, LCB_F_SPIN, 0, 100, 500000, 1000, 20000);
+	rows[0].val.hist[12] = 100;
+	rows[1] = fx_row(FX_TASKLIST_LOCK, 1, LCB_F_SPIN, 0, 3, 300, 100, 100);	/* alloc_fd */
+	rows[1].key.shift = 2;
+	rows[1].val.hist[6] = 3;
+	rows[1].val.sumsq_lo = 3 * 100 * 100;
+	rows[2] = fx_row(FX_TASKLIST_LOCK, 3, LCB_F_SPIN, 0, 1, 90, 90, 90);	/* alloc_fd too */
+	rows[2].key.shift = 3;
+	rows[2].val.hist[6] = 1;
+	rows[2].val.sumsq_lo = 90 * 90;
+	rows[3] = fx_row(FX_TASKLIST_LOCK, 2, LCB_F_SPIN, 0, 2, 400, 150, 250);	/* do_sys_open */
+	rows[3].key.shift = 1;
+	rows[3].val.hist[7] = 2;
+	rows[3].val.sumsq_lo = 150 * 150 + 250 * 250;
+	p = rows_profile(rows, 4);
+	assert_int_equal(lock_view__build(&v, p, &any), 0);
+	e = find_lock(&v, "tasklist_lock", LCB_F_SPIN);
+	assert_non_null(e);
+	assert_true(e->estimated);
+	assert_true(e->v.count == 106 && e->v.total_ns == 500790);
+	c = find_caller(&v, e, "alloc_fd+0x20");
+	assert_non_null(c);
+	/* 3 waits at p = 1/4, 1 at 1/8: 20 waits, 1920 ns */
+	assert_true(c->v.count == 20 && c->v.total_ns == 1920);
+	assert_true(c->v.min_ns == 90 && c->v.max_ns == 100);
+	assert_true(c->est.sampled == 4 && c->est.sampled_ns == 390);
+	for (i = 0; i < e->ncallers; i++)
+		assert_consistent(&e->callers[i].v, lock_view__str(&v, e->callers[i].caller));
+	for (i = 0; i < e->nstacks; i++)
+		assert_consistent(&e->stacks[i].v, "a stack");
+	assert_consistent(&e->v, "the lock");
+	assert_consistent(&v.total, "the total");
+
+	only.caller = "alloc_fd*";
+	assert_int_equal(lock_view__build(&fv, p, &only), 0);
+	fe = find_lock(&fv, "tasklist_lock", LCB_F_SPIN);
+	assert_non_null(fe);
+	fc = find_caller(&fv, fe, "alloc_fd+0x20");
+	assert_non_null(fc);
+	assert_same_part(e, c, fe, fc);
+	/* the lock: its matching callers' estimates, the interval's ceiling still its exact figures */
+	assert_true(fe->v.count == 20 && fe->all.count == 106 && fe->all.wait_ns == 500790);
+	assert_consistent(&fe->v, "the filtered lock");
+	assert_consistent(&fv.total, "the filtered total");
+	lock_view__free(&fv);
+	lock_view__free(&v);
+	profile__free(p);
+}
+
+/*
+ * A caller that has most of a lock's waits, few of them sampled: its
+ * estimate (16 waits, 1600 ns) passes the lock's exact figures (10,
+ * 1000 ns). It shrinks to them by one factor, its average (100 ns)
+ * unchanged, and its interval holds it within what is certain.
+ */
+static void test_view_estimate_over_lock(void **state)
+{
+	struct cont_row rows[2];
+	const struct lock_entry *e;
+	struct lock_view v;
+	struct profile *p;
+	double lo, hi;
+
+	(void)state;
+	rows[0] = fx_row(FX_TASKLIST_LOCK, LS_STACK_UNSAMPLED, LCB_F_SPIN, 0, 8, 800, 100, 100);
+	rows[0].key.shift = 3;
+	rows[1] = fx_row(FX_TASKLIST_LOCK, 1, LCB_F_SPIN, 0, 2, 200, 100, 100);
+	rows[1].key.shift = 3;
+	rows[1].val.sumsq_lo = 2 * 100 * 100;
+	p = rows_profile(rows, 2);
+	assert_int_equal(lock_view__build(&v, p, &any), 0);
+	e = find_lock(&v, "tasklist_lock", LCB_F_SPIN);
+	assert_non_null(e);
+	assert_true(e->v.count == 10 && e->callers[0].v.count == 10 && e->callers[0].v.total_ns == 1000);
+	assert_consistent(&e->callers[0].v, "the caller");
+	lock_part__ci95(e, &e->callers[0], false, &lo, &hi);
+	assert_true(lo >= 2 && lo <= 10 && hi == 10);
+	lock_part__ci95(e, &e->callers[0], true, &lo, &hi);
+	assert_true(lo >= 200 && lo <= 1000 && hi == 1000);
+	lock_view__free(&v);
+	profile__free(p);
+}
+
+/*
+ * weigh(): a sampled row's count and total times 2^shift passed 2^64 at
+ * 2^(64 - shift) and wrapped (2^40 waits at p = 2^-30 came to 0 waits,
+ * 2^50 ns to 0 ns). They saturate now; then above the lock's exact
+ * figures, they shrink to them, and the average stays within the
+ * sampled waits.
+ */
+static void test_view_weigh_saturates(void **state)
+{
+	struct cont_row rows[3];
+	const struct lock_entry *e;
+	const struct lock_part *c;
+	struct lock_view v;
+	struct profile *p;
+
+	(void)state;
+	rows[0] = fx_row(FX_TASKLIST_LOCK, 1, LCB_F_SPIN, 0, 1ULL << 40, 1ULL << 50, 1024, 1024);
+	rows[0].key.shift = 30;
+	rows[0].val.hist[10] = 4;
+	rows[1] = fx_row(FX_TASKLIST_LOCK, 3, LCB_F_SPIN, 0, 1ULL << 34, 1ULL << 44, 1024, 1024);
+	rows[1].key.shift = 30;
+	rows[1].val.hist[10] = 4;
+	/* a total alone past 2^64: 2^40 ns (18 min) at p = 2^-30 */
+	rows[2] = fx_row(FX_TASKLIST_LOCK, 2, LCB_F_SPIN, 0, 1, 1ULL << 40, 1ULL << 40, 1ULL << 40);
+	rows[2].key.shift = 30;
+	rows[2].val.hist[LS_HIST_SLOTS - 1] = 1;
+	p = rows_profile(rows, 3);
+	assert_int_equal(lock_view__build(&v, p, &any), 0);
+	e = find_lock(&v, "tasklist_lock", LCB_F_SPIN);
+	assert_non_null(e);
+	/* the lock's exact figures: no weight */
+	assert_true(e->v.count == (1ULL << 40) + (1ULL << 34) + 1);
+	assert_true(e->v.total_ns == (1ULL << 50) + (1ULL << 44) + (1ULL << 40));
+	assert_consistent(&e->v, "the lock");
+	c = find_caller(&v, e, "alloc_fd+0x20");
+	assert_non_null(c);
+	assert_true(c->v.count >= c->est.sampled && c->v.count <= e->v.count);
+	assert_true(c->v.total_ns >= c->est.sampled_ns && c->v.total_ns <= e->v.total_ns);
+	assert_true(row_avg(&c->v) == 1024);
+	assert_consistent(&c->v, "alloc_fd+0x20");
+	c = find_caller(&v, e, "do_sys_open+0x44");
+	assert_non_null(c);
+	assert_true(c->v.count >= 1 && c->v.total_ns >= 1ULL << 40 && c->v.total_ns <= e->v.total_ns);
+	assert_true(row_avg(&c->v) == 1ULL << 40);
+	assert_consistent(&c->v, "do_sys_open+0x44");
 	lock_view__free(&v);
 	profile__free(p);
 }
@@ -711,6 +960,7 @@ int main(void)
 		cmocka_unit_test(test_hist_quantile_one_slot),
 		cmocka_unit_test(test_hist_quantile_two_slots),
 		cmocka_unit_test(test_hist_quantile_monotonic),
+		cmocka_unit_test(test_hist_quantile_within_row),
 		cmocka_unit_test(test_row_avg),
 		cmocka_unit_test(test_sort_parse),
 		cmocka_unit_test(test_name_matches),
@@ -722,6 +972,9 @@ int main(void)
 		cmocka_unit_test(test_view_anon_named_from),
 		cmocka_unit_test(test_view_fold_arrays),
 		cmocka_unit_test(test_view_rows_add_up),
+		cmocka_unit_test(test_view_estimates_consistent),
+		cmocka_unit_test(test_view_estimate_over_lock),
+		cmocka_unit_test(test_view_weigh_saturates),
 		cmocka_unit_test_setup_teardown(test_view_empty, setup_profile, teardown_profile),
 	};
 
