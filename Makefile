@@ -74,7 +74,7 @@ $(OUTPUT)/.deps-ok:
 	$(Q)contrib/check-deps.sh
 	$(Q)mkdir -p $(@D) && touch $@
 
-$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c bpf/%.h bpf/targets.bpf.h bpf/guard.bpf.h bpf/sampler.bpf.h bpf/sampler.h bpf/lockname.bpf.h bpf/targets.h bpf/hist.h bpf/vmlinux/vmlinux.h | $(OUTPUT)/.deps-ok
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c bpf/%.h bpf/targets.bpf.h bpf/guard.bpf.h bpf/stackhash.bpf.h bpf/sampler.bpf.h bpf/sampler.h bpf/lockname.bpf.h bpf/targets.h bpf/hist.h bpf/vmlinux/vmlinux.h | $(OUTPUT)/.deps-ok
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp

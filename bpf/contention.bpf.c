@@ -293,6 +293,39 @@ static bool top_is_other_task(const struct cont_pending_spin *ps, __u32 depth, _
 	return ps->slot[top & (LS_PENDING_SPIN_DEPTH - 1)].task != task;
 }
 
+/*
+ * A spin interrupted spins no more until the interrupt returns, and an
+ * interrupt waits on few locks: a pending spin with more waits ended
+ * above it than that lost its own end, and its task went on spinning
+ * over it. Such a spin is left by an interrupt that ran inside one of our
+ * programs before its guard was set (a softirq, at an interrupt's exit),
+ * when the kernel skipped its end as a recursion; the same task's next
+ * spin on that lock in an interrupt whose begin the kernel skipped in
+ * the same way then closed it with all the time since (fdstorm: 932 ms
+ * on an RCU node's lock, from rcu_core, its task spinning on file_lock
+ * thousands of times a second meanwhile). 256 ends inside one spin
+ * would be a softirq's burst of contended locks while its CPU spun.
+ */
+#define MAX_NESTED_ENDS	256
+
+static __u32 depth_without_stale(struct cont_pending_spin *ps, __u32 depth)
+{
+	__u32 i;
+
+	for (i = 0; i < LS_PENDING_SPIN_DEPTH; i++) {
+		__u32 top = depth - 1;
+
+		if (depth == 0 || depth > LS_PENDING_SPIN_DEPTH)
+			break;
+		barrier_var(top);
+		if (ps->slot[top & (LS_PENDING_SPIN_DEPTH - 1)].nested <= MAX_NESTED_ENDS)
+			break;
+		count_lost(&lost.stale_begin);
+		depth--;
+	}
+	return depth;
+}
+
 static void begin_spin(void *ctx, __u64 addr, __u32 flags, __u64 now)
 {
 	__u64 task = (__u64)bpf_get_current_task_btf();
@@ -307,6 +340,7 @@ static void begin_spin(void *ctx, __u64 addr, __u32 flags, __u64 now)
 		count_lost(&lost.stale_begin);
 		depth = 0;
 	}
+	depth = depth_without_stale(ps, depth);
 	if (depth >= LS_PENDING_SPIN_DEPTH) {
 		if (!top_is_stale(ps, depth, now)) {
 			count_lost(&lost.nested_dropped);
@@ -322,6 +356,7 @@ static void begin_spin(void *ctx, __u64 addr, __u32 flags, __u64 now)
 		touch_row(&slot->p.key);
 	slot->p.start_ns = now;
 	slot->task = task;
+	slot->nested = 0;
 	if (top_is_stale(ps, depth, now)) {
 		count_lost(&lost.stale_begin);
 		ps->slot[0] = *slot;
@@ -574,6 +609,8 @@ static bool end_spin(void *ctx, struct cont_pending_spin *ps, __u64 addr, int re
 		if (ps->depth > i)	/* anything above it was abandoned */
 			count_lost(&lost.stale_begin);
 		ps->depth = i - 1;
+		if (i > 1)	/* the spin it ended inside: one more */
+			ps->slot[(i - 2) & (LS_PENDING_SPIN_DEPTH - 1)].nested++;
 		return true;
 	}
 	return false;

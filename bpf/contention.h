@@ -184,6 +184,8 @@ struct cont_task_waits {
 struct cont_spin_wait {
 	struct cont_pending p;
 	__u64 task;		/* its task_struct, only compared */
+	__u32 nested;		/* waits that ended above it, in interrupts that came while it spun */
+	__u32 __pad;
 };
 
 struct cont_pending_spin {

@@ -19,7 +19,7 @@ _Static_assert(sizeof(struct cont_key) == 24, "cont_key layout is shared with BP
 _Static_assert(sizeof(struct cont_val) == 48 + 4 * LS_HIST_SLOTS, "cont_val layout is shared with BPF");
 _Static_assert(sizeof(struct cont_stack) == 8 + 8 * LS_STACK_DEPTH, "cont_stack layout is shared with BPF");
 _Static_assert(sizeof(struct cont_pending) == 32, "cont_pending layout is shared with BPF");
-_Static_assert(sizeof(struct cont_pending_spin) == 8 + 40 * LS_PENDING_SPIN_DEPTH, "cont_pending_spin layout");
+_Static_assert(sizeof(struct cont_pending_spin) == 8 + 48 * LS_PENDING_SPIN_DEPTH, "cont_pending_spin layout");
 _Static_assert(sizeof(struct cont_task_waits) == 36 * LS_PENDING_TASK_DEPTH + 8, "cont_task_waits layout");
 _Static_assert(sizeof(struct cont_comm) == LS_COMM_LEN + 8, "cont_comm layout is shared with BPF");
 _Static_assert(sizeof(struct stack_sampler) == 40 + 8 * LS_SAMPLER_SLOTS + 8 * LS_SAMPLED_LOCKS,

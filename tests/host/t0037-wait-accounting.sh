@@ -186,6 +186,30 @@ check "another task's spin on the CPU drops the one left open: $(grep -c '^spinn
 check "... counted stale_begin: $(lost_of spinswitch.out stale_begin)" test "$(lost_of spinswitch.out stale_begin)" = 1
 check "... and its own wait is counted" test "$(row_field spinswitch.out 0x1200 0x1 count)" = 1
 
+# The same task's spin whose end was lost (the kernel skipped it as a
+# recursion) stays below its later spins: 300 of them end above it, more
+# than an interrupt inside one spin makes, and its lock's next end, whose
+# begin was skipped too, must not close it (fdstorm: 932 ms, rcu_core).
+# 200 ended above a spin in progress leave it its wait.
+{
+	echo "begin 0xf000 1"
+	echo "sleep 300"
+	for i in $(seq 300); do echo "begin 0xf100 1"; echo "end 0xf100 0"; done
+	echo "end 0xf000 0"
+	echo "begin 0xf200 1"
+	for i in $(seq 200); do echo "begin 0xf300 1"; echo "end 0xf300 0"; done
+	echo "end 0xf200 0"
+	echo rows
+	echo lost
+} >nested.in
+drive nested <nested.in
+check "a spin with 300 waits ended above it lost its end, not closed 300 ms on: $(row_field nested.out 0xf000 0x1 max) ns" \
+	test -z "$(row_field nested.out 0xf000 0x1 count)"
+check "... counted stale_begin: $(lost_of nested.out stale_begin)" test "$(lost_of nested.out stale_begin)" = 1
+check "... and the waits above it counted: $(row_field nested.out 0xf100 0x1 count)" \
+	test "$(row_field nested.out 0xf100 0x1 count)" = 300
+check "a spin with 200 waits ended inside it is one wait" test "$(row_field nested.out 0xf200 0x1 count)" = 1
+
 # -t: a task's command as of its latest wait (a TID is reused, a thread
 # renamed); its IDs as lockstat's PID namespace sees them.
 drive comm -t <<EOF
