@@ -9,7 +9,8 @@
  * and bpf_map__lookup_elem(), which the drainer's calls (and
  * lib/record/mapscan.c's) bind to instead of the library's. And the
  * contention rows' packed key fields (bpf/contention.h), which BPF writes
- * and the collector reads back.
+ * and the collector reads back, and their values' intervals
+ * (lib/record/contval.c).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -24,6 +25,7 @@
 #include <bpf/libbpf.h>
 #include "hist.h"
 #include "contention.h"
+#include "record/contval.h"
 #include "record/mapscan.h"
 #include "record/tsource.h"
 
@@ -468,6 +470,115 @@ static void test_cont_key_bits(void **state)
 	assert_int_equal(cont_key_shift(bits), 3);
 }
 
+/* One wait added to a row, as BPF's account() does. */
+static void add_wait(struct cont_val *v, uint64_t w)
+{
+	if (!v->count || w < v->min_ns)
+		v->min_ns = w;
+	if (w > v->max_ns)
+		v->max_ns = w;
+	v->count++;
+	v->total_ns += w;
+	v->hist[log2_slot(w, LS_HIST_SLOTS)]++;
+}
+
+/* The interval since before, as a drain computes it; before becomes now. */
+static void drain_val(const struct cont_val *now, struct cont_val *before, struct cont_val *d)
+{
+	memset(d, 0, sizeof(*d));
+	cont_val_delta(d, now, before);
+	*before = *now;
+}
+
+/* What fsck --deep asks of a row, and that its extremes bound the interval's true ones. */
+static void expect_interval(const struct cont_val *d, uint64_t count, uint64_t true_min, uint64_t true_max)
+{
+	int i, first = -1, last = -1;
+	uint64_t n = 0;
+
+	assert_int_equal(d->count, count);
+	for (i = 0; i < LS_HIST_SLOTS; i++) {
+		n += d->hist[i];
+		if (d->hist[i] && first < 0)
+			first = i;
+		if (d->hist[i])
+			last = i;
+	}
+	assert_int_equal(n, count);
+	assert_true(d->min_ns <= true_min);
+	assert_true(d->max_ns >= true_max);
+	assert_true(d->min_ns <= d->total_ns / d->count);
+	assert_true(d->total_ns / d->count <= d->max_ns);
+	assert_true(d->max_ns <= d->total_ns);
+	assert_int_equal(log2_slot(d->min_ns, LS_HIST_SLOTS), first);
+	assert_int_equal(log2_slot(d->max_ns, LS_HIST_SLOTS), last);
+}
+
+/*
+ * A row's min and max are since the row began, its count, total and
+ * histogram the interval's: each interval's extremes are its own waits'
+ * (exact where the cumulative one moved, else bounds inside the
+ * histogram's end slots), never an older interval's.
+ */
+static void test_cont_val_delta(void **state)
+{
+	struct cont_val now = { .min_ns = ~0ULL }, before = { 0 }, d;
+
+	(void)state;
+	add_wait(&now, 5000);
+	add_wait(&now, 100);
+	drain_val(&now, &before, &d);
+	assert_int_equal(d.min_ns, 100);
+	assert_int_equal(d.max_ns, 5000);
+	expect_interval(&d, 2, 100, 5000);
+
+	/* 300 and 400 ns: slot [256, 512); the other wait is at least 256. */
+	add_wait(&now, 300);
+	add_wait(&now, 400);
+	drain_val(&now, &before, &d);
+	expect_interval(&d, 2, 300, 400);
+	assert_int_equal(d.min_ns, 256);
+	assert_int_equal(d.max_ns, 700 - 256);
+
+	/* A new max is exact; one wait alone is its own min. */
+	add_wait(&now, 7000);
+	drain_val(&now, &before, &d);
+	assert_int_equal(d.min_ns, 7000);
+	assert_int_equal(d.max_ns, 7000);
+
+	/* A new min is exact; one wait alone is its own max. */
+	add_wait(&now, 50);
+	drain_val(&now, &before, &d);
+	assert_int_equal(d.min_ns, 50);
+	assert_int_equal(d.max_ns, 50);
+}
+
+/* Random waits, random intervals: every interval keeps the invariants. */
+static void test_cont_val_delta_random(void **state)
+{
+	struct cont_val now = { .min_ns = ~0ULL }, before = { 0 }, d;
+	uint64_t x = 88172645463325252ULL, w, lo, hi;
+	int iv, n, k;
+
+	(void)state;
+	for (iv = 0; iv < 2000; iv++) {
+		n = 1 + iv % 7;
+		lo = UINT64_MAX;
+		hi = 0;
+		for (k = 0; k < n; k++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			w = (x & 0xffff) << (x >> 60);	/* up to 2^31 ns, mostly short */
+			add_wait(&now, w);
+			lo = w < lo ? w : lo;
+			hi = w > hi ? w : hi;
+		}
+		drain_val(&now, &before, &d);
+		expect_interval(&d, n, lo, hi);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -480,6 +591,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 		cmocka_unit_test(test_log2_slot),
 		cmocka_unit_test(test_cont_key_bits),
+		cmocka_unit_test(test_cont_val_delta),
+		cmocka_unit_test(test_cont_val_delta_random),
 		cmocka_unit_test_setup_teardown(test_chunks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_loop, setup, teardown),
 	};
