@@ -4,15 +4,14 @@
 #include <stdint.h>
 #include "record/contval.h"
 
-/* The waits slot i of the log2 histogram holds (bpf/hist.h): [bottom, top]. */
-static uint64_t slot_bottom(int i)
+uint64_t log2_slot_bottom(int i)
 {
 	return i ? 1ULL << i : 0;
 }
 
-static uint64_t slot_top(int i)
+uint64_t log2_slot_top(int i, int nslots)
 {
-	return i == LS_HIST_SLOTS - 1 ? UINT64_MAX : (1ULL << (i + 1)) - 1;
+	return i == nslots - 1 ? UINT64_MAX : (1ULL << (i + 1)) - 1;
 }
 
 /* The interval's total less n waits of at least each: a bound on the rest (0: none). */
@@ -61,10 +60,10 @@ static void extremes(struct cont_val *d, const struct cont_val *now, const struc
 			first = i;
 		last = i;
 	}
-	if (!min_exact && first >= 0 && slot_bottom(first) > lo)
-		lo = slot_bottom(first);
-	if (!max_exact && last >= 0 && slot_top(last) < hi)
-		hi = slot_top(last);
+	if (!min_exact && first >= 0 && log2_slot_bottom(first) > lo)
+		lo = log2_slot_bottom(first);
+	if (!max_exact && last >= 0 && log2_slot_top(last, LS_HIST_SLOTS) < hi)
+		hi = log2_slot_top(last, LS_HIST_SLOTS);
 	if (!max_exact && d->count && (b = total_less(d, d->count - 1, lo)) && b < hi && b >= lo)
 		hi = b;
 	if (!min_exact && d->count && (b = total_less(d, d->count - 1, hi)) > lo && b <= hi)

@@ -579,6 +579,80 @@ static void test_cont_val_delta_random(void **state)
 	}
 }
 
+/* A table of waits: count, total, max and min bounded by the total and a 12-slot histogram. */
+enum { W_ID, W_COUNT, W_TOTAL, W_MAX, W_MIN, W_HIST, W__COUNT = W_HIST + 12 };
+
+static const struct tcol wcols[W__COUNT] = {
+	[W_ID] = { "id", TCOL_KEY }, [W_COUNT] = { "count", TCOL_SUM }, [W_TOTAL] = { "wait_ns", TCOL_SUM },
+	[W_MAX] = { "wait_max_ns", TCOL_MAX, "wait_ns", "h0", 12 },
+	[W_MIN] = { "wait_min_ns", TCOL_MIN, "wait_ns", "h0", 12 },
+	[W_HIST] = { "h0", TCOL_SUM }, { "h1", TCOL_SUM }, { "h2", TCOL_SUM }, { "h3", TCOL_SUM },
+	{ "h4", TCOL_SUM }, { "h5", TCOL_SUM }, { "h6", TCOL_SUM }, { "h7", TCOL_SUM }, { "h8", TCOL_SUM },
+	{ "h9", TCOL_SUM }, { "h10", TCOL_SUM }, { "h11", TCOL_SUM },
+};
+
+static const struct tschema wschema = { "waits", W__COUNT, wcols };
+
+/* One wait on one CPU's copy of key 1, as a BPF program keeps it. */
+static void table_wait(struct fake_map *m, int cpu, uint64_t w)
+{
+	uint64_t *v = (uint64_t *)m->vals[0] + cpu * (W__COUNT - 1);
+
+	if (!v[0] || w < v[3])
+		v[3] = w;
+	if (w > v[2])
+		v[2] = w;
+	v[0]++;
+	v[1] += w;
+	v[4 + log2_slot(w, 12)]++;
+}
+
+static void expect_extremes(const struct tsource *s, uint64_t count, uint64_t max, uint64_t min)
+{
+	const uint64_t *r = s->rows.rows.v;
+
+	assert_int_equal(s->rows.rows.n, 1);
+	assert_int_equal(r[W_COUNT], count);
+	assert_int_equal(r[W_MAX], max);
+	assert_int_equal(r[W_MIN], min);
+}
+
+/*
+ * A MAX or MIN column with a total is the interval's, as the sums are:
+ * exact where it moved, else bounded by the interval's total and its
+ * histogram's end slots; never the row's since it began.
+ */
+static void test_interval_extremes(void **state)
+{
+	struct fake_map map = { .n = 1, .keys = { 1 }, .val_size = 2 * (W__COUNT - 1) * sizeof(uint64_t) };
+	struct tsource s = { .schema = &wschema, .map = (struct bpf_map *)&map, .percpu = true,
+		.key_size = sizeof(uint32_t), .val_size = (W__COUNT - 1) * sizeof(uint64_t), .nkeys = 1 };
+
+	(void)state;
+	assert_int_equal(tsource_init(&s, 2), 0);
+	table_wait(&map, 0, 1000);
+	table_wait(&map, 0, 100);
+	assert_int_equal(tsource_drain(&s, NULL), 0);
+	expect_extremes(&s, 2, 1000, 100);
+
+	/* 300 and 400 ns, on the other CPU: [256, 512) */
+	table_wait(&map, 1, 300);
+	table_wait(&map, 1, 400);
+	assert_int_equal(tsource_drain(&s, NULL), 0);
+	expect_extremes(&s, 2, 511, 256);
+
+	/* A new max is exact; the min is the bottom of [2048, ...), the last slot. */
+	table_wait(&map, 0, 5000);
+	assert_int_equal(tsource_drain(&s, NULL), 0);
+	expect_extremes(&s, 1, 5000, 2048);
+
+	/* 40 ns, a new min: exact; the max is at most the interval's total. */
+	table_wait(&map, 1, 40);
+	assert_int_equal(tsource_drain(&s, NULL), 0);
+	expect_extremes(&s, 1, 40, 40);
+	tsource_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -593,6 +667,7 @@ int main(void)
 		cmocka_unit_test(test_cont_key_bits),
 		cmocka_unit_test(test_cont_val_delta),
 		cmocka_unit_test(test_cont_val_delta_random),
+		cmocka_unit_test(test_interval_extremes),
 		cmocka_unit_test_setup_teardown(test_chunks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_loop, setup, teardown),
 	};
