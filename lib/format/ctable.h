@@ -36,6 +36,14 @@ bool tcol_kind_valid(unsigned int kind);
 struct tcol {
 	const char *name;
 	uint8_t kind;
+	/*
+	 * A MAX or MIN column of durations: the SUM column of their total,
+	 * and its log2 histogram's first column and slots (NULL, 0: none),
+	 * which bound the extreme of one drain's interval (record/tsource.c).
+	 */
+	const char *total;
+	const char *hist;
+	uint8_t hist_slots;
 };
 
 struct tschema {

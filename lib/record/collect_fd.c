@@ -132,7 +132,7 @@ static const struct tcol fget_cols[FC__COUNT] = {
 	[FC_FUNC] = { "func", TCOL_KEY_STR },
 	[FC_CALLS] = { "calls", TCOL_SUM },
 	[FC_TIME] = { "time_ns", TCOL_SUM },
-	[FC_MAX] = { "max_ns", TCOL_MAX },
+	[FC_MAX] = { "max_ns", TCOL_MAX, "time_ns" },
 };
 
 static const struct tschema fget_schema = { "fd.fget", FC__COUNT, fget_cols };

@@ -36,7 +36,7 @@ static const struct tcol hold_cols[HC__COUNT] = {
 	[HC_ACQUIRED] = { "acquired", TCOL_SUM },
 	[HC_HELD] = { "held", TCOL_SUM },
 	[HC_HOLD] = { "hold_ns", TCOL_SUM },
-	[HC_HOLD_MAX] = { "hold_max_ns", TCOL_MAX },
+	[HC_HOLD_MAX] = { "hold_max_ns", TCOL_MAX, "hold_ns" },
 	[HC_FAILED] = { "failed", TCOL_SUM },
 };
 

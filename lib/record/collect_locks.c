@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 #include "base/buf.h"
 #include "record/collector_int.h"
+#include "record/contval.h"
 #include "hist.h"
 #include "base/log.h"
 #include "record/lockname.h"
@@ -239,21 +240,6 @@ static void sum_percpu(const struct locks *l, const struct cont_val *percpu, str
 	}
 }
 
-/* now - before, except min and max, which are as of now. */
-static void delta(struct cont_val *d, const struct cont_val *now, const struct cont_val *before)
-{
-	int i;
-
-	d->count = now->count - before->count;
-	d->total_ns = now->total_ns - before->total_ns;
-	d->min_ns = now->min_ns;
-	d->max_ns = now->max_ns;
-	d->sumsq_lo = now->sumsq_lo - before->sumsq_lo;
-	d->sumsq_hi = now->sumsq_hi - before->sumsq_hi - (now->sumsq_lo < before->sumsq_lo);
-	for (i = 0; i < LS_HIST_SLOTS; i++)
-		d->hist[i] = now->hist[i] - before->hist[i];
-}
-
 /* -t: the task's command and process, as BPF saw them at its first wait (0 and "?": unknown). */
 static void fill_comm(struct locks *l, struct cont_row *r)
 {
@@ -324,7 +310,7 @@ static int drain_one(struct locks *l, const struct cont_key *key,
 	r = new_row(l, n);
 	if (!r || row_key(l, key, &r->key))
 		return -ENOMEM;
-	delta(&r->val, &sum, before);
+	cont_val_delta(&r->val, &sum, before);
 	fill_comm(l, r);
 	*before = sum;
 	return note_seen(&l->seen, key, l->drain);

@@ -31,10 +31,10 @@ static const struct tcol mmap_cols[MC__COUNT] = {
 	[MC_ACQUIRED] = { "acquired", TCOL_SUM },
 	[MC_FAILED] = { "failed", TCOL_SUM },
 	[MC_WAIT] = { "wait_ns", TCOL_SUM },
-	[MC_WAIT_MAX] = { "wait_max_ns", TCOL_MAX },
+	[MC_WAIT_MAX] = { "wait_max_ns", TCOL_MAX, "wait_ns" },
 	[MC_HELD] = { "held", TCOL_SUM },
 	[MC_HOLD] = { "hold_ns", TCOL_SUM },
-	[MC_HOLD_MAX] = { "hold_max_ns", TCOL_MAX },
+	[MC_HOLD_MAX] = { "hold_max_ns", TCOL_MAX, "hold_ns" },
 };
 
 static const struct tschema mmap_schema = { "mmap_lock", MC__COUNT, mmap_cols };

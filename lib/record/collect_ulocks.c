@@ -48,7 +48,8 @@ enum { KC_LOCK, KC_PID, KC_KIND, KC_STACK, KC_NAME, KC_COMM };
 static const struct tcol wait_cols[] = {
 	KEY_COLS,
 	{ "contended", TCOL_SUM }, { "wait_ns", TCOL_SUM },
-	{ "wait_min_ns", TCOL_MIN }, { "wait_max_ns", TCOL_MAX },
+	{ "wait_min_ns", TCOL_MIN, "wait_ns", "hist_0", LS_ULOCK_HIST_SLOTS },
+	{ "wait_max_ns", TCOL_MAX, "wait_ns", "hist_0", LS_ULOCK_HIST_SLOTS },
 	H(0), H(1), H(2), H(3), H(4), H(5), H(6), H(7), H(8), H(9),
 	H8(1), H(18), H(19), H8(2), H(28), H(29), H8(3), H(38), H(39),
 };
@@ -62,7 +63,7 @@ static const struct tcol wake_cols[] = {
 static const struct tcol hold_cols[] = {
 	KEY_COLS,
 	{ "acquired", TCOL_SUM }, { "held", TCOL_SUM },
-	{ "hold_ns", TCOL_SUM }, { "hold_max_ns", TCOL_MAX },
+	{ "hold_ns", TCOL_SUM }, { "hold_max_ns", TCOL_MAX, "hold_ns" },
 };
 
 static const struct tcol lost_cols[] = {

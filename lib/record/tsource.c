@@ -9,6 +9,7 @@
 #include <string.h>
 #include <bpf/libbpf.h>
 #include "base/buf.h"
+#include "record/contval.h"
 #include "record/tsource.h"
 #include "record/trim.h"
 
@@ -34,6 +35,31 @@ static void find_stack(struct tsource *s)
 	}
 }
 
+/* A value column's index by name, or -1. */
+static int value_col(const struct tsource *s, const char *name)
+{
+	uint32_t i;
+
+	for (i = s->nkeys; name && i < s->schema->ncols; i++)
+		if (!strcmp(s->schema->cols[i].name, name))
+			return i - s->nkeys;
+	return -1;
+}
+
+static void find_bounds(struct tsource *s)
+{
+	const struct tcol *c;
+	uint32_t i;
+
+	for (i = 0; i < s->nvals; i++) {
+		c = &s->schema->cols[s->nkeys + i];
+		s->total_of[i] = value_col(s, c->total);
+		s->hist_of[i] = value_col(s, c->hist);
+		if (s->hist_of[i] >= 0 && s->hist_of[i] + c->hist_slots > (int)s->nvals)
+			s->hist_of[i] = -1;
+	}
+}
+
 int tsource_init(struct tsource *s, int ncpus)
 {
 	uint32_t i;
@@ -49,14 +75,18 @@ int tsource_init(struct tsource *s, int ncpus)
 	htab_init(&s->seen, s->key_size, sizeof(uint32_t));
 	s->rows.rows.schema = s->schema;
 	s->kinds = calloc(s->nvals + 1, 1);
-	s->cur = calloc(3 * (size_t)s->nvals + 1, sizeof(uint64_t));	/* cur, delta, one CPU's */
+	s->cur = calloc(4 * (size_t)s->nvals + 1, sizeof(uint64_t));	/* cur, delta, one CPU's, prev */
 	s->delta = s->cur + s->nvals;
+	s->total_of = calloc(2 * (size_t)s->nvals + 1, sizeof(int));
 	s->buf = calloc(s->ncpus, value_step(s) + 1);
 	mapscan_init(&s->scan, -1, s->key_size, value_step(s) * s->ncpus);
-	if (!s->kinds || !s->cur || !s->buf)
+	if (!s->kinds || !s->cur || !s->buf || !s->total_of)
 		return -ENOMEM;
+	s->prev = s->cur + 3 * s->nvals;
+	s->hist_of = s->total_of + s->nvals;
 	for (i = 0; i < s->nvals; i++)
 		s->kinds[i] = s->schema->cols[s->nkeys + i].kind;
+	find_bounds(s);
 	return 0;
 }
 
@@ -69,11 +99,13 @@ void tsource_free(struct tsource *s)
 	free(s->stacks);
 	free(s->kinds);
 	free(s->cur);
+	free(s->total_of);
 	free(s->buf);
 	mapscan_free(&s->scan);
 	s->stacks = s->buf = NULL;
 	s->kinds = NULL;
-	s->cur = s->delta = NULL;
+	s->cur = s->delta = s->prev = NULL;
+	s->total_of = s->hist_of = NULL;
 	s->stacks_cap = 0;
 }
 
@@ -136,14 +168,65 @@ static int add_row(struct tsource *s, const void *key, const uint64_t *delta)
 	return 0;
 }
 
+/* The lowest (first) and highest (last) non-empty slot of a histogram in d, or -1. */
+static void hist_ends(const struct tsource *s, const uint64_t *d, uint32_t i, int *first, int *last)
+{
+	int h = s->hist_of[i], n = s->schema->cols[s->nkeys + i].hist_slots, k;
+
+	*first = *last = -1;
+	for (k = 0; h >= 0 && k < n; k++) {
+		if (!d[h + k])
+			continue;
+		if (*first < 0)
+			*first = k;
+		*last = k;
+	}
+}
+
+/*
+ * A MAX or MIN column that did not move since the last drain is the
+ * row's since it began, not the interval's, whose sums are deltas: a
+ * segment's max could be longer than its total. Where the column has a
+ * total (and histogram), it is bounded as lib/record/contval.c bounds a
+ * contention row's: at most the interval's total and its highest slot's
+ * top, at least its lowest slot's bottom; 0 (none) without waits. One
+ * that moved is exact: its wait ended in the interval.
+ */
+static void bound_extremes(struct tsource *s, const uint64_t *prev, const uint64_t *cur, uint64_t *d)
+{
+	int first, last, n;
+	uint32_t i;
+
+	for (i = 0; prev && i < s->nvals; i++) {
+		if (s->total_of[i] < 0 || (s->kinds[i] == TCOL_MAX && cur[i] > prev[i]) ||
+		    (s->kinds[i] == TCOL_MIN && cur[i] && (!prev[i] || cur[i] < prev[i])))
+			continue;
+		n = s->schema->cols[s->nkeys + i].hist_slots;
+		hist_ends(s, d, i, &first, &last);
+		if (!d[s->total_of[i]])
+			d[i] = 0;
+		else if (s->kinds[i] == TCOL_MAX && last >= 0 && log2_slot_top(last, n) < d[i])
+			d[i] = log2_slot_top(last, n);
+		else if (s->kinds[i] == TCOL_MIN && first >= 0 && log2_slot_bottom(first) > d[i])
+			d[i] = log2_slot_bottom(first);
+		if (s->kinds[i] == TCOL_MAX && d[i] > d[s->total_of[i]])
+			d[i] = d[s->total_of[i]];
+	}
+}
+
 /* A row when its values changed since the last drain. */
 static int put(struct tsource *s, const void *key, const uint64_t *cur)
 {
+	const uint64_t *last = htab_find(&s->last, key);
 	bool changed;
-	int err = tdelta(&s->last, key, cur, s->delta, s->kinds, s->nvals, &changed);
+	int err;
 
+	if (last)
+		memcpy(s->prev, last, s->nvals * sizeof(*last));
+	err = tdelta(&s->last, key, cur, s->delta, s->kinds, s->nvals, &changed);
 	if (err || !changed)
 		return err;
+	bound_extremes(s, last ? s->prev : NULL, cur, s->delta);
 	err = note_seen(&s->seen, key, s->drain);
 	return err ? err : add_row(s, key, s->delta);
 }

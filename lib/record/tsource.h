@@ -50,6 +50,9 @@ struct tsource {
 	struct mapscan scan;	/* the drains' reader of map */
 	uint64_t *cur;
 	uint64_t *delta;
+	uint64_t *prev;		/* the row's values at the last drain */
+	int *total_of;		/* of each value column: its tcol.total's value index, or -1 */
+	int *hist_of;		/* its tcol.hist's value index, or -1 */
 	size_t nread;		/* entries the last drain read */
 };
 

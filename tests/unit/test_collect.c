@@ -9,7 +9,8 @@
  * and bpf_map__lookup_elem(), which the drainer's calls (and
  * lib/record/mapscan.c's) bind to instead of the library's. And the
  * contention rows' packed key fields (bpf/contention.h), which BPF writes
- * and the collector reads back.
+ * and the collector reads back, and their values' intervals
+ * (lib/record/contval.c).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -24,6 +25,7 @@
 #include <bpf/libbpf.h>
 #include "hist.h"
 #include "contention.h"
+#include "record/contval.h"
 #include "record/mapscan.h"
 #include "record/tsource.h"
 
@@ -499,6 +501,189 @@ static void test_cont_key_bits(void **state)
 	assert_int_equal(cont_key_shift(bits), 3);
 }
 
+/* One wait added to a row, as BPF's account() does. */
+static void add_wait(struct cont_val *v, uint64_t w)
+{
+	if (!v->count || w < v->min_ns)
+		v->min_ns = w;
+	if (w > v->max_ns)
+		v->max_ns = w;
+	v->count++;
+	v->total_ns += w;
+	v->hist[log2_slot(w, LS_HIST_SLOTS)]++;
+}
+
+/* The interval since before, as a drain computes it; before becomes now. */
+static void drain_val(const struct cont_val *now, struct cont_val *before, struct cont_val *d)
+{
+	memset(d, 0, sizeof(*d));
+	cont_val_delta(d, now, before);
+	*before = *now;
+}
+
+/* What fsck --deep asks of a row, and that its extremes bound the interval's true ones. */
+static void expect_interval(const struct cont_val *d, uint64_t count, uint64_t true_min, uint64_t true_max)
+{
+	int i, first = -1, last = -1;
+	uint64_t n = 0;
+
+	assert_int_equal(d->count, count);
+	for (i = 0; i < LS_HIST_SLOTS; i++) {
+		n += d->hist[i];
+		if (d->hist[i] && first < 0)
+			first = i;
+		if (d->hist[i])
+			last = i;
+	}
+	assert_int_equal(n, count);
+	assert_true(d->min_ns <= true_min);
+	assert_true(d->max_ns >= true_max);
+	assert_true(d->min_ns <= d->total_ns / d->count);
+	assert_true(d->total_ns / d->count <= d->max_ns);
+	assert_true(d->max_ns <= d->total_ns);
+	assert_int_equal(log2_slot(d->min_ns, LS_HIST_SLOTS), first);
+	assert_int_equal(log2_slot(d->max_ns, LS_HIST_SLOTS), last);
+}
+
+/*
+ * A row's min and max are since the row began, its count, total and
+ * histogram the interval's: each interval's extremes are its own waits'
+ * (exact where the cumulative one moved, else bounds inside the
+ * histogram's end slots), never an older interval's.
+ */
+static void test_cont_val_delta(void **state)
+{
+	struct cont_val now = { .min_ns = ~0ULL }, before = { 0 }, d;
+
+	(void)state;
+	add_wait(&now, 5000);
+	add_wait(&now, 100);
+	drain_val(&now, &before, &d);
+	assert_int_equal(d.min_ns, 100);
+	assert_int_equal(d.max_ns, 5000);
+	expect_interval(&d, 2, 100, 5000);
+
+	/* 300 and 400 ns: slot [256, 512); the other wait is at least 256. */
+	add_wait(&now, 300);
+	add_wait(&now, 400);
+	drain_val(&now, &before, &d);
+	expect_interval(&d, 2, 300, 400);
+	assert_int_equal(d.min_ns, 256);
+	assert_int_equal(d.max_ns, 700 - 256);
+
+	/* A new max is exact; one wait alone is its own min. */
+	add_wait(&now, 7000);
+	drain_val(&now, &before, &d);
+	assert_int_equal(d.min_ns, 7000);
+	assert_int_equal(d.max_ns, 7000);
+
+	/* A new min is exact; one wait alone is its own max. */
+	add_wait(&now, 50);
+	drain_val(&now, &before, &d);
+	assert_int_equal(d.min_ns, 50);
+	assert_int_equal(d.max_ns, 50);
+}
+
+/* Random waits, random intervals: every interval keeps the invariants. */
+static void test_cont_val_delta_random(void **state)
+{
+	struct cont_val now = { .min_ns = ~0ULL }, before = { 0 }, d;
+	uint64_t x = 88172645463325252ULL, w, lo, hi;
+	int iv, n, k;
+
+	(void)state;
+	for (iv = 0; iv < 2000; iv++) {
+		n = 1 + iv % 7;
+		lo = UINT64_MAX;
+		hi = 0;
+		for (k = 0; k < n; k++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			w = (x & 0xffff) << (x >> 60);	/* up to 2^31 ns, mostly short */
+			add_wait(&now, w);
+			lo = w < lo ? w : lo;
+			hi = w > hi ? w : hi;
+		}
+		drain_val(&now, &before, &d);
+		expect_interval(&d, n, lo, hi);
+	}
+}
+
+/* A table of waits: count, total, max and min bounded by the total and a 12-slot histogram. */
+enum { W_ID, W_COUNT, W_TOTAL, W_MAX, W_MIN, W_HIST, W__COUNT = W_HIST + 12 };
+
+static const struct tcol wcols[W__COUNT] = {
+	[W_ID] = { "id", TCOL_KEY }, [W_COUNT] = { "count", TCOL_SUM }, [W_TOTAL] = { "wait_ns", TCOL_SUM },
+	[W_MAX] = { "wait_max_ns", TCOL_MAX, "wait_ns", "h0", 12 },
+	[W_MIN] = { "wait_min_ns", TCOL_MIN, "wait_ns", "h0", 12 },
+	[W_HIST] = { "h0", TCOL_SUM }, { "h1", TCOL_SUM }, { "h2", TCOL_SUM }, { "h3", TCOL_SUM },
+	{ "h4", TCOL_SUM }, { "h5", TCOL_SUM }, { "h6", TCOL_SUM }, { "h7", TCOL_SUM }, { "h8", TCOL_SUM },
+	{ "h9", TCOL_SUM }, { "h10", TCOL_SUM }, { "h11", TCOL_SUM },
+};
+
+static const struct tschema wschema = { "waits", W__COUNT, wcols };
+
+/* One wait on one CPU's copy of key 1, as a BPF program keeps it. */
+static void table_wait(struct fake_map *m, int cpu, uint64_t w)
+{
+	uint64_t *v = (uint64_t *)m->vals[0] + cpu * (W__COUNT - 1);
+
+	if (!v[0] || w < v[3])
+		v[3] = w;
+	if (w > v[2])
+		v[2] = w;
+	v[0]++;
+	v[1] += w;
+	v[4 + log2_slot(w, 12)]++;
+}
+
+static void expect_extremes(const struct tsource *s, uint64_t count, uint64_t max, uint64_t min)
+{
+	const uint64_t *r = s->rows.rows.v;
+
+	assert_int_equal(s->rows.rows.n, 1);
+	assert_int_equal(r[W_COUNT], count);
+	assert_int_equal(r[W_MAX], max);
+	assert_int_equal(r[W_MIN], min);
+}
+
+/*
+ * A MAX or MIN column with a total is the interval's, as the sums are:
+ * exact where it moved, else bounded by the interval's total and its
+ * histogram's end slots; never the row's since it began.
+ */
+static void test_interval_extremes(void **state)
+{
+	struct fake_map map = { .n = 1, .keys = { 1 }, .val_size = 2 * (W__COUNT - 1) * sizeof(uint64_t) };
+	struct tsource s = { .schema = &wschema, .map = (struct bpf_map *)&map, .percpu = true,
+		.key_size = sizeof(uint32_t), .val_size = (W__COUNT - 1) * sizeof(uint64_t), .nkeys = 1 };
+
+	(void)state;
+	assert_int_equal(tsource_init(&s, 2), 0);
+	table_wait(&map, 0, 1000);
+	table_wait(&map, 0, 100);
+	assert_int_equal(tsource_drain(&s, NULL), 0);
+	expect_extremes(&s, 2, 1000, 100);
+
+	/* 300 and 400 ns, on the other CPU: [256, 512) */
+	table_wait(&map, 1, 300);
+	table_wait(&map, 1, 400);
+	assert_int_equal(tsource_drain(&s, NULL), 0);
+	expect_extremes(&s, 2, 511, 256);
+
+	/* A new max is exact; the min is the bottom of [2048, ...), the last slot. */
+	table_wait(&map, 0, 5000);
+	assert_int_equal(tsource_drain(&s, NULL), 0);
+	expect_extremes(&s, 1, 5000, 2048);
+
+	/* 40 ns, a new min: exact; the max is at most the interval's total. */
+	table_wait(&map, 1, 40);
+	assert_int_equal(tsource_drain(&s, NULL), 0);
+	expect_extremes(&s, 1, 40, 40);
+	tsource_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -512,6 +697,9 @@ int main(void)
 		cmocka_unit_test(test_cont_key_fallback),
 		cmocka_unit_test(test_log2_slot),
 		cmocka_unit_test(test_cont_key_bits),
+		cmocka_unit_test(test_cont_val_delta),
+		cmocka_unit_test(test_cont_val_delta_random),
+		cmocka_unit_test(test_interval_extremes),
 		cmocka_unit_test_setup_teardown(test_chunks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_loop, setup, teardown),
 	};

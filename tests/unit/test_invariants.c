@@ -132,7 +132,7 @@ static void test_hist_ends(void **state)
 	struct lock_row_val v = good_row();
 
 	(void)state;
-	v.min_ns = 0;		/* the fixture mmapstorm.data's rows: min 0, lowest wait in [64, 128) */
+	v.min_ns = 0;		/* as recorders before 7dd921a wrote a row seen on 2 CPUs */
 	assert_int_equal(errors_of(&v, true, 2 * S, INV_HIST_ENDS), 1);
 	v = good_row();
 	v.max_ns = 600;		/* [512, 1024): the highest slot holds [256, 512) */
