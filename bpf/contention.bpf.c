@@ -204,16 +204,18 @@ static __u64 take_task_stack(struct task_struct *task)
 static void fill_key(void *ctx, struct cont_key *k, __u64 addr, __u32 flags, __u64 now)
 {
 	struct stack_sampler *s = this_sampler();
-	int shift = -1;
+	bool drawn = false;
+	__u32 shift = 0;
 
 	if (s) {
 		s->last_ns = now;
-		shift = sample_shift(s, addr);
+		drawn = sample_draw(s, addr, &shift);
 	}
 
+	/* A wait without a stack keeps its shift too: its chance to have had one. */
 	k->lock_addr = addr;
-	k->bits = cont_key_bits(flags, classify_lock(addr, flags), shift > 0 ? shift : 0);
-	k->stack = shift >= 0 ? LS_STACK_AT_END : LS_STACK_NONE;
+	k->bits = cont_key_bits(flags, classify_lock(addr, flags), shift);
+	k->stack = drawn ? LS_STACK_AT_END : LS_STACK_NONE;
 	k->tid = 0;
 	if (per_task) {
 		__u32 tgid, tid;
@@ -558,7 +560,7 @@ static void account(const struct cont_key *key, __u64 delta)
 	barrier_var(slot);
 	if (slot < LS_HIST_SLOTS)
 		v->hist[slot]++;
-	if (bits & (CK_SHIFT_MASK << CK_SHIFT_SHIFT))
+	if ((bits & (CK_SHIFT_MASK << CK_SHIFT_SHIFT)) && key->stack != LS_STACK_NONE)
 		add_square(v, delta);
 }
 

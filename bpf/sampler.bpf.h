@@ -176,25 +176,38 @@ static __u32 slot_shift(struct stack_sampler *s, struct sampler_slot *sl, __u64 
 	return !shift || lock_sampled_before(s, addr) ? shift : 0;
 }
 
-/* The shift this wait is sampled with, or -1: no stack. */
-static int sample_shift(struct stack_sampler *s, __u64 addr)
+/*
+ * Whether this event takes a stack; *shift: the p = 2^-shift it was
+ * drawn with, drawn or not, so that the events without a stack can say
+ * what chance they had (the variance of the estimates over all events).
+ */
+static bool sample_draw(struct stack_sampler *s, __u64 addr, __u32 *shift)
 {
-	__u32 slot = slot_of(addr), shift;
+	__u32 slot = slot_of(addr);
 
+	*shift = 0;
 	if (!stack_rate)
-		return 0;
+		return true;
 	if (s->last_ns - s->window_start_ns >= window_ns)
 		next_window(s);
-	shift = slot_shift(s, &s->slot[slot], addr);
-	if (shift > LS_MAX_SHIFT)
-		shift = LS_MAX_SHIFT;
-	if (shift && (bpf_get_prandom_u32() & ((1U << shift) - 1)))
-		return -1;
+	*shift = slot_shift(s, &s->slot[slot], addr);
+	if (*shift > LS_MAX_SHIFT)
+		*shift = LS_MAX_SHIFT;
+	if (*shift && (bpf_get_prandom_u32() & ((1U << *shift) - 1)))
+		return false;
 	if (!take_token(s) && ++s->over >= (s->tokens < 0 ? 1 : window_cap)) {
 		s->extra++;
 		s->over = 0;
 	}
-	return shift;
+	return true;
+}
+
+/* The shift this event is sampled with, or -1: no stack. */
+static __attribute__((unused)) int sample_shift(struct stack_sampler *s, __u64 addr)
+{
+	__u32 shift;
+
+	return sample_draw(s, addr, &shift) ? (int)shift : -1;
 }
 
 #endif

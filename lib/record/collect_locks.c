@@ -388,7 +388,7 @@ static int add_inflight(struct locks *l, const struct cont_pending *p, uint64_t 
 	r->val.count = 1;
 	r->val.total_ns = r->val.min_ns = r->val.max_ns = wait;
 	r->val.hist[log2_slot(wait, LS_HIST_SLOTS)] = 1;
-	if (cont_key_shift(p->key.bits)) {	/* as BPF's add_square() */
+	if (cont_key_shift(p->key.bits) && p->key.stack != LS_STACK_NONE) {	/* as BPF's add_square() */
 		unsigned __int128 sq = (unsigned __int128)wait * wait;
 
 		r->val.sumsq_lo = (uint64_t)sq;

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -267,12 +268,18 @@ void inv_check_estimate(struct inv_report *r, const char *where, const struct lo
 }
 
 /*
- * One sum, count or wait: the lock's exact figure within the sum of its
- * callers' intervals. The sum's own interval would be narrower (the
- * callers' errors are independent: their variances add, their standard
- * errors do not), so a miss is rarer than 5 % for an unbiased estimator:
- * said as a warning, settled by inv_settle_intervals. What the sampled
- * waits alone exceed is no chance: an error.
+ * One sum, count or wait: the lock's exact figure within the 95 %
+ * interval of its callers' estimates summed, from the variance over every
+ * wait of the lock, each by the chance it had to carry a stack
+ * (lock_entry.sum_var): a miss happens to 5 % of the locks of an unbiased
+ * estimator, said as a warning, settled by inv_settle_intervals. The
+ * callers' own intervals cannot stand for it: their variances are
+ * estimated from their sampled waits alone, 0 where all of them had
+ * p = 1 (a lock's first wait on a CPU) while its other waits had a lower
+ * one and none was drawn. A profile whose waits without a stack do not
+ * say their chance falls back to the sum of the callers' intervals,
+ * wider than the sum's own. What the sampled waits alone exceed is no
+ * chance: an error.
  */
 static void check_sum(struct inv_report *r, const char *where, const struct lock_entry *e, bool wait)
 {
@@ -295,11 +302,17 @@ static void check_sum(struct inv_report *r, const char *where, const struct lock
 		return;
 	}
 	r->intervals++;
+	if (!e->sum_var.unknown) {	/* the sum's own interval, over every wait's chance */
+		double se = sqrt(wait ? e->sum_var.wait : e->sum_var.count);
+
+		lo = est - 1.96 * se;
+		hi = est + 1.96 * se;
+	}
 	if (exact >= lo && exact <= hi)
 		return;
 	r->missed++;
-	add(r, INV_INTERVAL, true, where, "callers' %s ~%.0f, lock %.0f: outside the sum of their 95 %% intervals %.0f..%.0f%s",
-	    what, est, exact, lo, hi, wait ? " ns" : "");
+	add(r, INV_INTERVAL, true, where, "callers' %s ~%.0f, lock %.0f: outside %s 95 %% interval %.0f..%.0f%s",
+	    what, est, exact, e->sum_var.unknown ? "the sum of their" : "their sum's", lo, hi, wait ? " ns" : "");
 }
 
 void inv_check_callers(struct inv_report *r, const char *where, const struct lock_entry *e)

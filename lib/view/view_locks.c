@@ -270,6 +270,20 @@ static int keep_row(struct lock_view *v, const struct lock_row_key *k, const str
 	return 0;
 }
 
+/* A kernel row's part of its lock's sum_var (struct lock_entry). */
+static void sum_var_add(struct lock_entry *e, const struct lock_row_key *k, const struct lock_row_val *val,
+			bool no_caller)
+{
+	double f = ldexp(1, k->shift) - 1;	/* (1 - p) / p */
+
+	if (no_caller && !k->shift) {	/* a wait that could not have its stack: its chance not said */
+		e->sum_var.unknown = true;
+		return;
+	}
+	e->sum_var.count += f * (double)val->count;
+	e->sum_var.wait += f * (no_caller ? (double)val->max_ns * (double)val->total_ns : val->sumsq);
+}
+
 /*
  * A row's waits go to its lock exactly; to its caller and stack weighed by
  * 1/p. A row without stack in a sampled profile has no caller: its waits
@@ -293,6 +307,8 @@ static int add_row(struct lock_view *v, struct htab *index, const struct lock_ro
 	weigh(&w, val, k->shift);
 	if (k->err)
 		return add_gave_up(e, k->err, by_caller ? &w : val);
+	if (!lock_type_is_user(k->flags) && v->p->lock_sampling)
+		sum_var_add(e, k, val, no_caller);
 	e->estimated = htab_find(&v->estimated, &id) != NULL;
 	lock_row_merge(&e->v, by_caller ? &w : val);
 	lock_row_merge(&v->total, by_caller ? &w : val);

@@ -116,6 +116,18 @@ struct lock_entry {
 	struct lock_all {
 		uint64_t count, wait_ns, acquired, hold_ns;
 	} all;
+	/*
+	 * The variance of its callers' estimates summed, over every wait of
+	 * the lock, sampled or not, each by its own chance to carry a stack:
+	 * sum (1 - p) / p, and of the wait sum w^2 (1 - p) / p, w^2 bounded
+	 * by max * w for the waits without a stack. unknown: a profile whose
+	 * waits without a stack do not say their chance (before lockstat
+	 * recorded it: their shift is 0).
+	 */
+	struct lock_sum_var {
+		double count, wait;
+		bool unknown;
+	} sum_var;
 	struct lock_part *callers;
 	size_t ncallers;
 	struct lock_part *stacks;

@@ -246,6 +246,7 @@ static void est_lock(struct est_lock *l, uint64_t count0, uint64_t count1)
 	l->e.v.total_ns = 100 * US;
 	l->e.all.count = l->e.v.count;	/* the lock's exact figures, whatever the caller filter */
 	l->e.all.wait_ns = l->e.v.total_ns;
+	l->e.sum_var.unknown = true;	/* the callers' own intervals: test_callers_sum_var has the other */
 	l->e.callers = l->c;
 	l->e.ncallers = 2;
 	l->c[0].v.count = count0;
@@ -317,6 +318,49 @@ static void test_callers_outside(void **state)
 	assert_int_equal(r.errors, 10);
 	assert_int_equal(r.by_kind[INV_INTERVAL], 10);
 	assert_int_equal(r.warnings, 0);
+	inv_report__free(&r);
+}
+
+/*
+ * A lock of 4 waits, 2 of which carried a stack at p = 1 (first waits on
+ * their CPUs) and 2 not, drawn at p = 1/64: the callers' own intervals
+ * are 2..2 (no variance in what was sampled), which the lock's exact 4
+ * misses; the sum's own interval, over every wait's chance (2 * 63 of
+ * variance), holds it. With the chance of those 2 at p = 1/2 (variance
+ * 2), 4 is still inside 2 +- 2.8; a lock of 40 is not.
+ */
+static void test_callers_sum_var(void **state)
+{
+	struct inv_report r = { 0 };
+	struct est_lock l;
+
+	(void)state;
+	est_lock(&l, 1, 1);
+	l.e.v.count = l.e.all.count = 4;
+	l.e.v.total_ns = l.e.all.wait_ns = 4 * US;
+	l.c[0].est.var_count = l.c[1].est.var_count = 0;
+	l.c[0].est.var_wait = l.c[1].est.var_wait = 0;
+	l.c[0].est.sampled = l.c[1].est.sampled = 1;
+	l.c[0].est.sampled_ns = l.c[1].est.sampled_ns = US;
+	inv_check_callers(&r, "lock l", &l.e);
+	assert_int_equal(r.missed, 2);	/* the old rule: the callers' intervals summed */
+	inv_report__free(&r);
+
+	memset(&r, 0, sizeof(r));
+	l.e.sum_var = (struct lock_sum_var){ .count = 2 * 63, .wait = 2 * 63.0 * US * US };
+	inv_check_callers(&r, "lock l", &l.e);
+	assert_int_equal(r.missed, 0);
+	assert_int_equal(r.intervals, 2);
+	inv_report__free(&r);
+
+	memset(&r, 0, sizeof(r));
+	l.e.sum_var = (struct lock_sum_var){ .count = 2, .wait = 2.0 * US * US };
+	inv_check_callers(&r, "lock l", &l.e);
+	assert_int_equal(r.missed, 0);
+	l.e.v.count = l.e.all.count = 40;
+	inv_check_callers(&r, "lock l", &l.e);
+	assert_int_equal(r.missed, 1);
+	assert_non_null(strstr(r.v[0].msg, "outside their sum's 95 % interval"));
 	inv_report__free(&r);
 }
 
@@ -463,6 +507,7 @@ int main(void)
 		cmocka_unit_test(test_callers_within),
 		cmocka_unit_test(test_callers_outside),
 		cmocka_unit_test(test_callers_impossible),
+		cmocka_unit_test(test_callers_sum_var),
 		cmocka_unit_test(test_profile),
 		cmocka_unit_test(test_table),
 	};
