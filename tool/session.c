@@ -432,6 +432,16 @@ int session__exit_code(const struct session *s)
 	return WEXITSTATUS(s->wl.status);
 }
 
+/* The lock_names META line: how the recording names locks, static ones last. */
+#define LOCK_NAMES_LINE	1536
+
+static void lock_names_line(const struct session *s, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%sstatic locks: %s", collector__lock_names(s->col),
+		 *collector__lock_names(s->col) ? "; " : "",
+		 s->static_names[0] ? s->static_names : s->have_ksyms ? "kallsyms" : "none (no kallsyms)");
+}
+
 /* --- meta data ----------------------------------------------------------- */
 
 static void join_argv(char **argv, char *out, size_t len)
@@ -446,7 +456,7 @@ static void join_argv(char **argv, char *out, size_t len)
 static int write_meta(struct session *s)
 {
 	char cpus[16], bucket[32], command[1024], target[PATH_MAX + 16], started[64], rate[24], freq[24];
-	char names[1200];
+	char names[LOCK_NAMES_LINE];
 	struct family_meta fm[FAMILY_COUNT];
 	struct utsname u;
 	time_t t = time(NULL);
@@ -480,9 +490,7 @@ static int write_meta(struct session *s)
 	kv[n++] = (struct kv){ "stack_rate", rate };
 	snprintf(freq, sizeof(freq), "%lu", s->o.sample_freq);
 	kv[n++] = (struct kv){ "sample_freq", freq };
-	snprintf(names, sizeof(names), "%s%sstatic locks: %s", collector__lock_names(s->col),
-		 *collector__lock_names(s->col) ? "; " : "",
-		 s->static_names[0] ? s->static_names : s->have_ksyms ? "kallsyms" : "none (no kallsyms)");
+	lock_names_line(s, names, sizeof(names));
 	kv[n++] = (struct kv){ "lock_names", names };
 	for (i = 0; i < FAMILY_COUNT; i++) {
 		family_meta_keys(family_name(1 << i), collector__status(s->col, 1 << i), &fm[i]);
@@ -1106,10 +1114,11 @@ static void say_write_error(const struct session *s)
 /* The lock names' line again, last: it counts the merged slab caches the recording met. */
 static void write_lock_names(struct session *s)
 {
-	struct kv kv = { "lock_names", (char *)collector__lock_names(s->col) };
+	char names[LOCK_NAMES_LINE];
+	struct kv kv = { "lock_names", names };
 
-	if (*kv.value)
-		note_write_error(s, pwriter__meta(s->w, &kv, 1));
+	lock_names_line(s, names, sizeof(names));
+	note_write_error(s, pwriter__meta(s->w, &kv, 1));
 }
 
 void session__finish(struct session *s)
