@@ -118,7 +118,7 @@ static void static_names_row(struct out_table *t)
 static void print_names(enum out_format fmt)
 {
 	const struct lockname_check *checks;
-	struct lockname_source src[4];
+	struct lockname_source src[8];
 	struct lockname *ln = NULL;
 	struct out_table *t;
 	char detail[300];
@@ -128,7 +128,7 @@ static void print_names(enum out_format fmt)
 	if (lockname__open(&ln, ncpus > 0 ? ncpus : 1))
 		return;
 	t = out_table__new(stdout, fmt, names_cols, 3);
-	n = lockname__sources(ln, src, 4);
+	n = lockname__sources(ln, src, sizeof(src) / sizeof(src[0]));
 	for (i = 0; t && i < n; i++)
 		names_row(t, src[i].name, src[i].ok, src[i].detail);
 	if (t)

@@ -151,7 +151,8 @@ static void check_avg(struct inv_report *r, const char *where, const char *prefi
 
 	if (!count)
 		return;
-	if (has_min && min > avg)
+	/* min * count > total, not min > total / count: a total rounded down is no contradiction. */
+	if (has_min && (unsigned __int128)min * count > total)
 		add(r, INV_AVG, false, where, "%smin %s > avg %s", prefix, ns_a(&s, min), ns_b(&s, avg));
 	if (avg > max)
 		add(r, INV_AVG, false, where, "%savg %s > max %s", prefix, ns_a(&s, avg), ns_b(&s, max));

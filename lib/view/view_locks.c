@@ -413,6 +413,13 @@ static void set_all(struct lock_view *v)
 
 static void hold_merge(struct hold_val *dst, const struct hold_val *src);
 
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+	unsigned __int128 p = (unsigned __int128)a * b;
+
+	return p > UINT64_MAX ? UINT64_MAX : (uint64_t)p;
+}
+
 /* x times f, rounded, no lower than floor (what the samples saw). */
 static uint64_t shrink(uint64_t x, double f, uint64_t floor)
 {
@@ -437,12 +444,20 @@ static double cap_factor(uint64_t est, uint64_t exact, double f)
 static void cap_waits(struct lock_part *c, const struct lock_all *all)
 {
 	double f = cap_factor(c->v.total_ns, all->wait_ns, cap_factor(c->v.count, all->count, 1));
+	uint64_t lo, hi;
 	int i;
 
 	if (f >= 1)
 		return;
 	c->v.count = shrink(c->v.count, f, c->est.sampled);
 	c->v.total_ns = shrink(c->v.total_ns, f, c->est.sampled_ns);
+	/* Each rounded on its own: no average moved past the sampled waits' min or max. */
+	lo = sat_mul(c->v.count, c->v.min_ns);
+	hi = sat_mul(c->v.count, c->v.max_ns);
+	if (c->v.total_ns < lo && lo <= all->wait_ns)
+		c->v.total_ns = lo;
+	if (c->v.total_ns > hi)
+		c->v.total_ns = hi;
 	for (i = 0; i < LS_HIST_SLOTS; i++)
 		c->v.hist[i] = shrink(c->v.hist[i], f, c->v.hist[i] ? 1 : 0);
 	c->est.var_count *= f * f;
