@@ -458,6 +458,17 @@ static void cap_waits(struct lock_part *c, const struct lock_all *all)
 		c->v.total_ns = lo;
 	if (c->v.total_ns > hi)
 		c->v.total_ns = hi;
+	/*
+	 * The lock's other waits were shorter than this part's shortest: its
+	 * capped total holds fewer of its waits (never fewer than it sampled,
+	 * whose own total the lock's holds).
+	 */
+	if (c->v.min_ns && c->v.total_ns < lo) {
+		c->v.count = c->v.total_ns / c->v.min_ns > c->est.sampled ? c->v.total_ns / c->v.min_ns
+									   : c->est.sampled;
+		if (c->v.total_ns < sat_mul(c->v.count, c->v.min_ns))
+			c->v.total_ns = sat_mul(c->v.count, c->v.min_ns);
+	}
 	for (i = 0; i < LS_HIST_SLOTS; i++)
 		c->v.hist[i] = shrink(c->v.hist[i], f, c->v.hist[i] ? 1 : 0);
 	c->est.var_count *= f * f;
