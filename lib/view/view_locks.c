@@ -428,6 +428,35 @@ static uint64_t shrink(uint64_t x, double f, uint64_t floor)
 	return y > floor ? y : floor;
 }
 
+/*
+ * A capped part's count and total, each rounded on its own, made to fit
+ * its sampled waits' min and max: a whole count n with n * min <= total
+ * <= n * max, the total no more than its lock's. Where no whole count
+ * fits (a total between one and two waits at most), the total goes to
+ * what the count holds.
+ */
+static void fit_waits(struct lock_part *c, uint64_t lock_total)
+{
+	uint64_t t = c->v.total_ns < lock_total ? c->v.total_ns : lock_total;
+	uint64_t n = c->v.count, lo, hi;
+
+	if (!n || !c->v.max_ns)
+		return;
+	lo = t / c->v.max_ns + (t % c->v.max_ns != 0);
+	hi = c->v.min_ns ? t / c->v.min_ns : UINT64_MAX;
+	if (lo <= hi) {
+		n = n < lo ? lo : n > hi ? hi : n;
+	} else {
+		n = hi ? hi : 1;
+		if (t < sat_mul(n, c->v.min_ns))
+			t = sat_mul(n, c->v.min_ns);
+		if (t > sat_mul(n, c->v.max_ns))
+			t = sat_mul(n, c->v.max_ns);
+	}
+	c->v.count = n ? n : 1;
+	c->v.total_ns = t;
+}
+
 /* The factor, no more than f, that takes est down to exact. */
 static double cap_factor(uint64_t est, uint64_t exact, double f)
 {
@@ -444,31 +473,13 @@ static double cap_factor(uint64_t est, uint64_t exact, double f)
 static void cap_waits(struct lock_part *c, const struct lock_all *all)
 {
 	double f = cap_factor(c->v.total_ns, all->wait_ns, cap_factor(c->v.count, all->count, 1));
-	uint64_t lo, hi;
 	int i;
 
 	if (f >= 1)
 		return;
 	c->v.count = shrink(c->v.count, f, c->est.sampled);
 	c->v.total_ns = shrink(c->v.total_ns, f, c->est.sampled_ns);
-	/* Each rounded on its own: no average moved past the sampled waits' min or max. */
-	lo = sat_mul(c->v.count, c->v.min_ns);
-	hi = sat_mul(c->v.count, c->v.max_ns);
-	if (c->v.total_ns < lo && lo <= all->wait_ns)
-		c->v.total_ns = lo;
-	if (c->v.total_ns > hi)
-		c->v.total_ns = hi;
-	/*
-	 * The lock's other waits were shorter than this part's shortest: its
-	 * capped total holds fewer of its waits (never fewer than it sampled,
-	 * whose own total the lock's holds).
-	 */
-	if (c->v.min_ns && c->v.total_ns < lo) {
-		c->v.count = c->v.total_ns / c->v.min_ns > c->est.sampled ? c->v.total_ns / c->v.min_ns
-									   : c->est.sampled;
-		if (c->v.total_ns < sat_mul(c->v.count, c->v.min_ns))
-			c->v.total_ns = sat_mul(c->v.count, c->v.min_ns);
-	}
+	fit_waits(c, all->wait_ns);
 	for (i = 0; i < LS_HIST_SLOTS; i++)
 		c->v.hist[i] = shrink(c->v.hist[i], f, c->v.hist[i] ? 1 : 0);
 	c->est.var_count *= f * f;
