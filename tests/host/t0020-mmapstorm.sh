@@ -64,8 +64,8 @@ if has_tracepoint mmap_lock mmap_lock_start_locking mmap_lock_acquire_returned m
 			.hold_total_ci95_ns[0] <= .hold_total_ns and .hold_total_ns <= .hold_total_ci95_ns[1] and
 			.hold_total_ci95_ns[1] <= \$h and .hold_avg_ns <= .hold_max_ns] | length > 0 and all" mmh.json
 	"$LOCKSTAT" report -i mm.data -f csv >mm.csv
-	check "CSV has the intervals' columns, last" \
-		grep -q ',acquired_sampled,acquired_ci95_lo,acquired_ci95_hi,hold_total_ci95_lo_ns,hold_total_ci95_hi_ns$' mm.csv
+	check "CSV has the intervals' columns, then max_wait_check, last" \
+		grep -q ',acquired_sampled,acquired_ci95_lo,acquired_ci95_hi,hold_total_ci95_lo_ns,hold_total_ci95_hi_ns,max_wait_check$' mm.csv
 	# --stack-rate 0: every acquisition has its stack, every caller is exact.
 	"$LOCKSTAT" record -q --stack-rate 0 -o all.data -- "$WL/mmapstorm" -t 2 -d 1 >all.out
 	"$LOCKSTAT" report -i all.data -f json --sort acquired >all.json
