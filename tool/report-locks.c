@@ -516,18 +516,9 @@ static void print_hold_estimate_note(const struct report *r)
 /* Uprobes detached over their budget measured the start of the run only. */
 static void print_uprobes_note(const struct report *r)
 {
-	const struct ptable *t = profile__table(r->p, "ulocks.uprobes");
-	int dc = ptable__col(t, "detached");
-	const uint64_t *row;
-	size_t it = 0;
-
-	while (t && dc >= 0 && (row = htab_next(&t->rows, &it, NULL))) {
-		if (row[dc]) {
-			printf("# user locks: uprobes detached over their budget (record --event-budget, --force): "
-			       "their acquisitions and holds cover the start of the run only\n#\n");
-			return;
-		}
-	}
+	if (lock_view__uprobes_detached(r->p))
+		printf("# user locks: uprobes detached over their budget (record --event-budget, --force): "
+		       "their acquisitions and holds cover the start of the run only\n#\n");
 }
 
 /*

@@ -1574,6 +1574,19 @@ static int build(struct lock_view *v, const struct profile *p, const struct prof
 	return err;
 }
 
+bool lock_view__uprobes_detached(const struct profile *p)
+{
+	const struct ptable *t = profile__table(p, "ulocks.uprobes");
+	int dc = ptable__col(t, "detached");
+	const uint64_t *row;
+	size_t it = 0;
+
+	while (t && dc >= 0 && (row = htab_next(&t->rows, &it, NULL)))
+		if (row[dc])
+			return true;
+	return false;
+}
+
 int lock_view__build(struct lock_view *v, const struct profile *p, const struct lock_filter *f)
 {
 	return build(v, p, NULL, f, false);

@@ -195,6 +195,8 @@ struct lock_view {
 };
 
 int lock_sort_parse(const char *s, enum lock_sort *key);
+/* Whether ulocks' uprobes were detached over their budget: its acquisitions cover the run's start only. */
+bool lock_view__uprobes_detached(const struct profile *p);
 int lock_view__build(struct lock_view *v, const struct profile *p, const struct lock_filter *f);
 /*
  * The same, naming the anonymous locks after names_from's waits rather
