@@ -592,15 +592,18 @@ static void account(const struct cont_key *key, __u64 delta)
  */
 static void close_wait(void *ctx, struct cont_pending *p, int ret, __u64 now)
 {
+	__u64 start = p->start_ns;
+
+	p->start_ns = 0;
+	if (now < start) {	/* a wrapped difference would be a wait of 584 years */
+		count_lost(&lost.end_before_begin);
+		return;
+	}
 	if (ret < 0)
 		p->key.bits = cont_key_with_err(p->key.bits, -ret);
-	if (p->key.stack == LS_STACK_AT_END && now >= p->start_ns)
+	if (p->key.stack == LS_STACK_AT_END)
 		p->key.stack = take_stack(ctx);
-	if (now >= p->start_ns)
-		account(&p->key, now - p->start_ns);
-	else	/* a wrapped difference would be a wait of 584 years */
-		count_lost(&lost.end_before_begin);
-	p->start_ns = 0;
+	account(&p->key, now - start);
 }
 
 /*
