@@ -47,6 +47,8 @@ static void usage(FILE *f)
 		"      --bucket SECS      drain the kernel maps every SECS (default 1; 0.01 to 3600)\n"
 		"      --stack-rate N     kernel stacks taken per second per CPU (default 250;\n"
 		"                         0: one for every wait); waits are always all counted\n"
+		"      --stack-thin NS    a sampled wait shorter than NS keeps its stack in\n"
+		"                         proportion to its length (default 65536; 0: always)\n"
 		"  -M, --map-entries N    lock rows the kernel holds at once (default 16384;\n"
 		"                         the sampler: 2N rows, N stacks of each kind)\n"
 		"      --metric REGEX     the workload's own figure: the last stdout line matching\n"
@@ -108,6 +110,7 @@ static const struct option long_opts[] = {
 	{ "force", no_argument, NULL, SESSION_OPT_FORCE },
 	{ "bucket", required_argument, NULL, SESSION_OPT_BUCKET },
 	{ "stack-rate", required_argument, NULL, SESSION_OPT_STACK_RATE },
+	{ "stack-thin", required_argument, NULL, SESSION_OPT_STACK_THIN },
 	{ "map-entries", required_argument, NULL, 'M' },
 	{ "metric", required_argument, NULL, OPT_METRIC },
 	{ "repeat", required_argument, NULL, OPT_REPEAT },

@@ -50,6 +50,8 @@ static void usage(FILE *f)
 		"      --attach MODE      auto, tp, tp_btf, tracepoint, fentry or kprobe (default auto)\n"
 		"      --bucket SECS      drain the kernel maps every SECS (default 1; 0.01 to 60)\n"
 		"      --stack-rate N     kernel stacks taken per second per CPU (default 250)\n"
+		"      --stack-thin NS    a sampled wait shorter than NS keeps its stack in\n"
+		"                         proportion to its length (default 65536; 0: always)\n"
 		"  -M, --map-entries N    lock rows the kernel holds at once (default 16384;\n"
 		"                         the sampler: 2N rows, N stacks of each kind)\n"
 		"  -v, --verbose          say more\n"
@@ -85,6 +87,7 @@ static const struct option long_opts[] = {
 	{ "attach", required_argument, NULL, SESSION_OPT_ATTACH },
 	{ "bucket", required_argument, NULL, SESSION_OPT_BUCKET },
 	{ "stack-rate", required_argument, NULL, SESSION_OPT_STACK_RATE },
+	{ "stack-thin", required_argument, NULL, SESSION_OPT_STACK_THIN },
 	{ "map-entries", required_argument, NULL, 'M' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },

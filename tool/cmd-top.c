@@ -52,6 +52,8 @@ static void usage(FILE *f)
 		"      --hold             add hold times of kernel locks (costly, see lockstat-record(1))\n"
 		"      --attach MODE      auto, tp, tp_btf, tracepoint, fentry or kprobe (default auto)\n"
 		"      --stack-rate N     kernel stacks taken per second per CPU (default 250)\n"
+		"      --stack-thin NS    a sampled wait shorter than NS keeps its stack in\n"
+		"                         proportion to its length (default 65536; 0: always)\n"
 		"  -M, --map-entries N    lock rows the kernel holds at once (default 16384;\n"
 		"                         the sampler: 2N rows, N stacks of each kind)\n"
 		"  -v, --verbose          say more\n"
@@ -88,6 +90,7 @@ static const struct option long_opts[] = {
 	{ "hold", no_argument, NULL, SESSION_OPT_HOLD },
 	{ "attach", required_argument, NULL, SESSION_OPT_ATTACH },
 	{ "stack-rate", required_argument, NULL, SESSION_OPT_STACK_RATE },
+	{ "stack-thin", required_argument, NULL, SESSION_OPT_STACK_THIN },
 	{ "map-entries", required_argument, NULL, 'M' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -158,7 +161,7 @@ static int check_replay(const struct top *t, const struct session_opts *so, cons
 		return -EINVAL;
 	}
 	if (a->recording_opt || so->argv) {
-		pr_err("%s reads recorded profiles: -a, -p, -d, -o, -e, -F, --hold, --attach, --stack-rate, -M and a COMMAND do not apply\n",
+		pr_err("%s reads recorded profiles: -a, -p, -d, -o, -e, -F, --hold, --attach, --stack-rate, --stack-thin, -M and a COMMAND do not apply\n",
 		       opt);
 		return -EINVAL;
 	}

@@ -53,7 +53,7 @@ void session__init(struct session *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->o = (struct session_opts){ .output = "lockstat.data", .bucket = 1.0, .mode = ATTACH_AUTO,
-		.stack_rate = 250, .families = FAMILY_DEFAULT, .sample_freq = 99 };
+		.stack_rate = 250, .stack_thin = 65536, .families = FAMILY_DEFAULT, .sample_freq = 99 };
 	s->fd = s->sigfd = s->pidfd = s->wl_out_fd = -1;
 	s->out.fd = -1;
 	s->cgroup.fd = -1;
@@ -183,6 +183,8 @@ int session__parse_opt(struct session_opts *o, int opt, const char *arg)
 		return parse_seconds("--bucket", arg, BUCKET_MIN_S, BUCKET_MAX_S, &o->bucket);
 	case SESSION_OPT_STACK_RATE:
 		return parse_ulong("--stack-rate", arg, 0, 1000000UL, &o->stack_rate);
+	case SESSION_OPT_STACK_THIN:
+		return parse_ulong("--stack-thin", arg, 0, 1UL << 30, &o->stack_thin);
 	case 'M':
 		return parse_map_entries(o, arg);
 	case 'v':
@@ -455,7 +457,7 @@ static void join_argv(char **argv, char *out, size_t len)
 
 static int write_meta(struct session *s)
 {
-	char cpus[16], bucket[32], command[1024], target[PATH_MAX + 16], started[64], rate[24], freq[24];
+	char cpus[16], bucket[32], command[1024], target[PATH_MAX + 16], started[64], rate[24], freq[24], thin[24];
 	char names[LOCK_NAMES_LINE];
 	struct family_meta fm[FAMILY_COUNT];
 	struct utsname u;
@@ -488,6 +490,8 @@ static int write_meta(struct session *s)
 	kv[n++] = (struct kv){ "per_task", s->o.per_task ? "1" : "0" };
 	snprintf(rate, sizeof(rate), "%lu", s->o.stack_rate);
 	kv[n++] = (struct kv){ "stack_rate", rate };
+	snprintf(thin, sizeof(thin), "%" PRIu64, stack_thin_ns(s->o.stack_rate, s->o.stack_thin));
+	kv[n++] = (struct kv){ "stack_thin_ns", thin };
 	snprintf(freq, sizeof(freq), "%lu", s->o.sample_freq);
 	kv[n++] = (struct kv){ "sample_freq", freq };
 	lock_names_line(s, names, sizeof(names));
@@ -928,6 +932,7 @@ static int attach_probes(struct session *s)
 		.mode = s->o.mode,
 		.stats_entries = s->o.map_entries,
 		.stack_rate = s->o.stack_rate,
+		.stack_thin = s->o.stack_thin,
 		.families = s->o.families,
 		.sample_freq = s->o.sample_freq,
 		.target_pid = s->wl.pid ? s->wl.pid : s->o.pid,

@@ -60,6 +60,7 @@ struct session_opts {
 	enum attach_mode mode;
 	unsigned long map_entries;
 	unsigned long stack_rate;
+	unsigned long stack_thin;	/* --stack-thin: ns, 0: none */
 	unsigned int families;
 	unsigned int families_off;	/* taken out with -e -NAME: never added back */
 	unsigned long sample_freq;
@@ -82,6 +83,7 @@ enum {
 	SESSION_OPT_ATTACH = 1000,
 	SESSION_OPT_BUCKET,
 	SESSION_OPT_STACK_RATE,
+	SESSION_OPT_STACK_THIN,
 	SESSION_OPT_HOLD,
 	SESSION_OPT_UPROBES,
 	SESSION_OPT_FORCE,

@@ -236,6 +236,7 @@ void out_head__json(struct json_writer *jw, const struct profile *p, const char 
 	jw_string_field(jw, "start_time", profile__meta_or(p, "start_time", ""));
 	jw_bool_field(jw, "per_task", !strcmp(profile__meta_or(p, "per_task", "0"), "1"));
 	jw_u64_field(jw, "stack_rate", strtoull(profile__meta_or(p, "stack_rate", "0"), NULL, 10));
+	jw_u64_field(jw, "stack_thin_ns", strtoull(profile__meta_or(p, "stack_thin_ns", "0"), NULL, 10));
 	jw_bool_field(jw, "complete", p->has_end && p->stop == WALK_EOF);
 	if (p->has_end)
 		jw_i64_field(jw, "exit_status", p->end_exit_status);

@@ -39,6 +39,19 @@ static const char *const lost_names[] = {
 _Static_assert(NLOST == NLOST_BPF + 2, "one name per loss counter, in order");
 
 
+uint64_t stack_thin_ns(uint32_t stack_rate, uint64_t thin)
+{
+	if (!stack_rate || thin < 2)
+		return 0;
+	return 1ULL << log2_slot(thin, 64);
+}
+
+/* Its log2: the histogram slot from which waits keep every stack. */
+static uint32_t thin_log2(uint64_t ns)
+{
+	return ns ? log2_slot(ns, 64) : 0;
+}
+
 struct locks {
 	struct contention_bpf *skel;
 	int ncpus;
@@ -121,6 +134,7 @@ static int load_and_attach(struct collector *c, struct locks *l, bool btf)
 	s->rodata->pidns_dev = c->pidns_dev;	/* -t's IDs as lockstat's PID namespace has them */
 	s->rodata->pidns_ino = c->pidns_ino;
 	set_sampler_rodata(s->rodata, o->stack_rate);
+	s->rodata->thin_slot = thin_log2(stack_thin_ns(o->stack_rate, o->stack_thin));
 	bpf_program__set_autoattach(s->progs.waiting_tasks, false);
 	s->rodata->lockname_slab = lockname__want_slab(l->names);
 	/* -M: as many stacks as rows, as the sampler keeps (a row has one). */

@@ -67,6 +67,7 @@ struct collector_opts {
 	enum attach_mode mode;
 	uint32_t stats_entries;	/* 0: default */
 	uint32_t stack_rate;	/* kernel stacks per second per CPU; 0: one per wait */
+	uint64_t stack_thin;	/* --stack-thin: ns (see stack_thin_ns()) */
 	uint32_t sample_freq;	/* samples per second per CPU */
 	bool probe_stats;	/* measure each program's cost (kernel.bpf_stats) */
 	pid_t target_pid;	/* the workload or -p PID, 0 when none: where uprobes go */
@@ -208,6 +209,13 @@ bool collector__stats_cycled(const struct collector *c);
  * ctx is the collector (pwriter_opts.fetch_ctx).
  */
 int collector__name_lock(void *ctx, uint64_t addr, char *buf, size_t len);
+/*
+ * The length under which a sampled kernel lock wait keeps its stack only
+ * in proportion to its length (bpf/contention.bpf.c, stack_at_end()):
+ * --stack-thin's power of two at or below it; 0, none: --stack-thin 0, or
+ * --stack-rate 0 (a stack for every wait). META stack_thin_ns.
+ */
+uint64_t stack_thin_ns(uint32_t stack_rate, uint64_t thin);
 /* What the recording can name and what not, in one line (META lock_names). */
 const char *collector__lock_names(const struct collector *c);
 /*

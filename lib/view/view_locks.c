@@ -270,12 +270,59 @@ static int keep_row(struct lock_view *v, const struct lock_row_key *k, const str
 	return 0;
 }
 
+/*
+ * Where the recording thinned short waits' stacks (META stack_thin_ns,
+ * bpf/contention.bpf.c stack_at_end()), a wait without a stack had the
+ * chance 2^-(shift + k), k from its length: by histogram slot, each
+ * slot's waits at most min(2^(slot+1), max) long.
+ */
+static void sum_var_thinned(struct lock_entry *e, const struct lock_row_key *k, const struct lock_row_val *val,
+			    uint32_t thin_slot)
+{
+	uint32_t i;
+
+	for (i = 0; i < LS_HIST_SLOTS; i++) {
+		uint32_t sh = k->shift + (i < thin_slot ? thin_slot - i : 0);
+		double f, hi;
+
+		if (!val->hist[i])
+			continue;
+		if (!sh) {
+			e->sum_var.unknown = true;
+			continue;
+		}
+		f = ldexp(1, sh < LS_MAX_SHIFT ? sh : LS_MAX_SHIFT) - 1;
+		hi = i + 1 < LS_HIST_SLOTS ? ldexp(1, i + 1) : (double)val->max_ns;
+		if (hi > (double)val->max_ns)
+			hi = (double)val->max_ns;
+		e->sum_var.count += f * val->hist[i];
+		e->sum_var.wait += f * val->hist[i] * hi * hi;
+	}
+}
+
+/* log2 of the recording's META stack_thin_ns; 0: none, or not a power of two it writes. */
+static uint32_t meta_thin_slot(const struct profile *p)
+{
+	unsigned long long ns = strtoull(profile__meta_or(p, "stack_thin_ns", "0"), NULL, 10);
+	uint32_t slot = 0;
+
+	if (!ns || ns & (ns - 1) || ns > 1ULL << LS_MAX_SHIFT)
+		return 0;
+	while (ns >>= 1)
+		slot++;
+	return slot;
+}
+
 /* A kernel row's part of its lock's sum_var (struct lock_entry). */
 static void sum_var_add(struct lock_entry *e, const struct lock_row_key *k, const struct lock_row_val *val,
-			bool no_caller)
+			bool no_caller, uint32_t thin_slot)
 {
 	double f = ldexp(1, k->shift) - 1;	/* (1 - p) / p */
 
+	if (no_caller && thin_slot) {
+		sum_var_thinned(e, k, val, thin_slot);
+		return;
+	}
 	if (no_caller && !k->shift) {	/* a wait that could not have its stack: its chance not said */
 		e->sum_var.unknown = true;
 		return;
@@ -308,7 +355,7 @@ static int add_row(struct lock_view *v, struct htab *index, const struct lock_ro
 	if (k->err)
 		return add_gave_up(e, k->err, by_caller ? &w : val);
 	if (!lock_type_is_user(k->flags) && v->p->lock_sampling)
-		sum_var_add(e, k, val, no_caller);
+		sum_var_add(e, k, val, no_caller, v->thin_slot);
 	e->estimated = htab_find(&v->estimated, &id) != NULL;
 	lock_row_merge(&e->v, by_caller ? &w : val);
 	lock_row_merge(&v->total, by_caller ? &w : val);
@@ -1536,6 +1583,7 @@ static int build(struct lock_view *v, const struct profile *p, const struct prof
 	v->p = p;
 	v->keep_rows = keep_rows;
 	v->fold_arrays = f->fold_arrays;
+	v->thin_slot = meta_thin_slot(p);
 	htab_init(&v->str_index, sizeof(uint64_t), sizeof(uint32_t));
 	htab_init(&v->anon, sizeof(uint64_t), sizeof(uint32_t));
 	htab_init(&index, sizeof(uint64_t), sizeof(size_t));

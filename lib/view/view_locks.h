@@ -191,6 +191,7 @@ struct lock_view {
 	struct lock_view_row *rows;
 	size_t nrows, rows_cap;
 	struct htab estimated;	/* while building: (name, flags) of the sampled locks */
+	uint32_t thin_slot;	/* while building: log2 of META stack_thin_ns, 0: none */
 	struct htab all;	/* while building: (name, flags) -> struct lock_all */
 };
 

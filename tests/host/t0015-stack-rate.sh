@@ -25,6 +25,7 @@ check "--stack-rate 0: record exits 0 ($?)" test $? = 0
 "$LOCKSTAT" report -i all.data -f json >all.json
 ops=$(field ops all.out)
 check "--stack-rate 0: meta says so" jqe '.meta.stack_rate == 0' all.json
+check "--stack-rate 0: no wait's stack thinned (meta stack_thin_ns 0)" jqe '.meta.stack_thin_ns == 0' all.json
 if [ "$overlapped" = 1 ]; then
 	check "--stack-rate 0: every caller is a function, none an estimate" \
 		jqe "[$lock | .callers[] | (.symbol | startswith(\"[\") | not) and (.estimated | not)] | length > 0 and all" all.json
@@ -48,6 +49,16 @@ sampled=$(jq "[$lock | .callers[] | .sampled // .contended] | add // 0" few.json
 budget=$((50 * cpus * (secs + 2)))
 echo "# $sampled of $total waits carried a stack at 50 stacks/s per CPU"
 check "--stack-rate 50: meta says so" jqe '.meta.stack_rate == 50' few.json
+check "short waits' stacks thinned by default, under 65536 ns" jqe '.meta.stack_thin_ns == 65536' few.json
+"$LOCKSTAT" record -q --stack-thin 0 -o nothin.data -- true
+check "--stack-thin 0: meta says none" jqe '.meta.stack_thin_ns == 0' <("$LOCKSTAT" report -i nothin.data -f json)
+"$LOCKSTAT" record -q --stack-thin 100000 -o thin.data -- true
+check "--stack-thin 100000: the power of two below it (65536)" \
+	jqe '.meta.stack_thin_ns == 65536' <("$LOCKSTAT" report -i thin.data -f json)
+"$LOCKSTAT" record -q --stack-thin many -o bad.data -- true 2>bad.err
+rc=$?
+check "--stack-thin many: exit 2 ($rc), nothing written: $(head -n 1 bad.err)" \
+	test $rc = 2 -a ! -e bad.data -a "$(grep -c -- '--stack-thin' bad.err)" = 1
 check "--stack-rate 50: at most ~50/s per CPU carried a stack ($sampled <= $budget)" test "$sampled" -le "$budget"
 check "--stack-rate 50: no caller is [stack not sampled]" \
 	jqe '[.locks[].callers[].symbol] | index("[stack not sampled]") == null' few.json

@@ -232,4 +232,47 @@ check "a task in lockstat's PID namespace has its ID there: $(row_field ns.out 0
 	test "$(row_field ns.out 0xf000 0x1 tid)" = 2
 check "... in the command table too" grep -q "^comm tid=2 tgid=2 " ns.out
 
+# Thinning (-T 14: waits under 16.4 us keep their stack with probability
+# 2^-(14 - their log2 slot)): 6000 short waits, about a microsecond or
+# two, a syscall apart, and 12 of 1 ms, on one lock.
+{
+	for i in $(seq 6000); do
+		echo "begin 0x9000 1"
+		echo "end 0x9000 0"
+	done
+	for i in $(seq 12); do
+		printf 'begin 0x9000 1\nsleep 1\nend 0x9000 0\n'
+	done
+	echo rows
+} >thin.in
+drive thin -T 14 <thin.in
+# thin_sum FILE FIELD WHICH: the field summed over the rows of 0x9000,
+# "all" of them, the "kept" ones (a stack), or the "estimate": the kept
+# ones each counted 2^shift times.
+thin_sum() {
+	awk -v k="$2" -v w="$3" '$1 == "row" && $2 == "addr=0x9000" {
+		for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+		if (w == "all") s += f[k]
+		else if (f["stack"] == "some") s += w == "kept" ? f[k] : f[k] * 2 ^ f["shift"]
+	} END { printf "%d\n", s }' "$1"
+}
+check "every thinned wait is still counted: $(thin_sum thin.out count all) of 6012" \
+	test "$(thin_sum thin.out count all)" = 6012
+kept=$(thin_sum thin.out count kept)
+check "short waits keep their stack in proportion to their length: $kept of 6012 kept" \
+	between "$kept" 12 3000
+check "... the long ones all: $(awk '$1 == "row" && $2 == "addr=0x9000" && / shift=0 stack=some/ {
+	split($7, m, "="); if (m[2] >= 1000000) n++ } END { print n + 0 }' thin.out) row(s) of 1 ms waits with p = 1" \
+	awk '$1 == "row" && $2 == "addr=0x9000" && / shift=0 stack=some/ { split($7, m, "=");
+	if (m[2] >= 1000000) n++ } END { exit !n }' thin.out
+est=$(thin_sum thin.out count estimate)
+check "... each counted 2^shift times: the count estimated $est, of 6012" between "$est" 4500 7500
+total=$(thin_sum thin.out total all)
+etotal=$(thin_sum thin.out total estimate)
+check "... and the total: $etotal ns estimated, of $total" \
+	between "$etotal" $((total * 4 / 5)) $((total * 6 / 5))
+drive nothin <thin.in
+check "without -T every wait keeps its stack: $(thin_sum nothin.out count kept) of 6012" \
+	test "$(thin_sum nothin.out count kept)" = 6012
+
 done_testing

@@ -312,12 +312,13 @@ static inline bool fx_find_row(const struct profile *p, uint64_t lock_addr, int3
 
 /*
  * A profile of these buckets of rows (bucket i: [i, i + 1) x bucket_ns),
- * with the fixture's symbols and stacks, written and read back; NULL on
- * error.
+ * with the fixture's symbols and stacks and these META keys first,
+ * written and read back; NULL on error.
  */
-static inline struct profile *fx_written_named(const struct cont_row *const *buckets, const size_t *n,
-					       size_t nbuckets, uint64_t bucket_ns,
-					       int (*name_lock)(void *ctx, uint64_t addr, char *buf, size_t len))
+static inline struct profile *fx_written_meta(const struct cont_row *const *buckets, const size_t *n,
+					      size_t nbuckets, uint64_t bucket_ns,
+					      int (*name_lock)(void *ctx, uint64_t addr, char *buf, size_t len),
+					      const struct kv *meta, size_t nmeta)
 {
 	struct pwriter_opts o = { .fetch_stack = fx_fetch_stack, .name_lock = name_lock };
 	struct profile *p = NULL;
@@ -333,6 +334,8 @@ static inline struct profile *fx_written_named(const struct cont_row *const *buc
 	o.fd = fd;
 	o.ksyms = &ks;
 	err = fd < 0 ? -EIO : pwriter__new(&w, &o);
+	if (!err && nmeta)
+		err = pwriter__meta(w, meta, nmeta);
 	for (i = 0; !err && i < nbuckets; i++)
 		err = pwriter__bucket(w, i * bucket_ns, (i + 1) * bucket_ns, buckets[i], n[i]);
 	pwriter__free(w);
@@ -343,6 +346,13 @@ static inline struct profile *fx_written_named(const struct cont_row *const *buc
 		err = profile__read(path, &p, msg, sizeof(msg));
 	unlink(path);
 	return err ? NULL : p;
+}
+
+static inline struct profile *fx_written_named(const struct cont_row *const *buckets, const size_t *n,
+					       size_t nbuckets, uint64_t bucket_ns,
+					       int (*name_lock)(void *ctx, uint64_t addr, char *buf, size_t len))
+{
+	return fx_written_meta(buckets, n, nbuckets, bucket_ns, name_lock, NULL, 0);
 }
 
 static inline struct profile *fx_written(const struct cont_row *const *buckets, const size_t *n,

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -810,6 +811,54 @@ static void test_view_estimates_consistent(void **state)
 }
 
 /*
+ * Thinned stacks (META stack_thin_ns 65536, slot 16): a row without a
+ * stack at shift 0 no longer has an unknown chance. Its waits in slot 8
+ * (256-511 ns) each had 2^-8, those in slot 10 2^-6: the lock's
+ * variance over them is (2^8 - 1) per wait of slot 8 and (2^6 - 1) per
+ * wait of slot 10, each at most its slot's top, squared. Without the key
+ * the same row's chance is unknown.
+ */
+static void test_view_thinned_variance(void **state)
+{
+	const struct kv thin = { "stack_thin_ns", "65536" };
+	const struct cont_row *buckets[1];
+	const struct lock_entry *e;
+	struct cont_row rows[2];
+	struct lock_view v;
+	struct profile *p;
+	size_t n = 2;
+
+	(void)state;
+	rows[0] = fx_row(FX_TASKLIST_LOCK, LS_STACK_UNSAMPLED, LCB_F_SPIN, 0, 12, 5000, 300, 1500);
+	rows[0].val.hist[8] = 10;
+	rows[0].val.hist[10] = 2;
+	rows[1] = fx_row(FX_TASKLIST_LOCK, 1, LCB_F_SPIN, 0, 1, 400, 400, 400);
+	rows[1].key.shift = 8;
+	rows[1].val.hist[8] = 1;
+	rows[1].val.sumsq_lo = 400 * 400;
+	buckets[0] = rows;
+	p = fx_written_meta(buckets, &n, 1, 1, NULL, &thin, 1);
+	assert_non_null(p);
+	assert_int_equal(lock_view__build(&v, p, &any), 0);
+	e = find_lock(&v, "tasklist_lock", LCB_F_SPIN);
+	assert_non_null(e);
+	assert_false(e->sum_var.unknown);
+	assert_true(fabs(e->sum_var.count - (255.0 * 1 + 255.0 * 10 + 63.0 * 2)) < 1e-6);
+	assert_true(fabs(e->sum_var.wait - (255.0 * 400 * 400 + 255.0 * 10 * 512 * 512 + 63.0 * 2 * 1500 * 1500)) < 1);
+	lock_view__free(&v);
+	profile__free(p);
+
+	p = fx_written(buckets, &n, 1, 1);
+	assert_non_null(p);
+	assert_int_equal(lock_view__build(&v, p, &any), 0);
+	e = find_lock(&v, "tasklist_lock", LCB_F_SPIN);
+	assert_non_null(e);
+	assert_true(e->sum_var.unknown);
+	lock_view__free(&v);
+	profile__free(p);
+}
+
+/*
  * A caller that has most of a lock's waits, few of them sampled: its
  * estimate (16 waits, 1600 ns) passes the lock's exact figures (10,
  * 1000 ns). It shrinks to them by one factor, its average (100 ns)
@@ -974,6 +1023,7 @@ int main(void)
 		cmocka_unit_test(test_view_rows_add_up),
 		cmocka_unit_test(test_view_estimates_consistent),
 		cmocka_unit_test(test_view_estimate_over_lock),
+		cmocka_unit_test(test_view_thinned_variance),
 		cmocka_unit_test(test_view_weigh_saturates),
 		cmocka_unit_test_setup_teardown(test_view_empty, setup_profile, teardown_profile),
 	};

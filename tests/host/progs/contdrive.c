@@ -22,7 +22,9 @@
  *   comms                 "comm tid= tgid= name="
  *
  * Options: -t (per_task), -f (filter targets: this process only), -n
- * (lockstat's PID namespace: a new one, as when it runs in a container).
+ * (lockstat's PID namespace: a new one, as when it runs in a container),
+ * -T SLOT (thin_slot: sampled waits shorter than 2^SLOT ns keep their
+ * stack in proportion to their length; every wait is sampled here).
  *   ns CMD...             CMD run by a process of that namespace, its second (tid 2)
  */
 #define _GNU_SOURCE
@@ -103,8 +105,9 @@ static void print_rows(void)
 		}
 		if (count)
 			printf("row addr=%#llx flags=%#x err=%u tid=%u count=%" PRIu64 " total=%" PRIu64
-			       " max=%" PRIu64 "\n", (unsigned long long)key.lock_addr,
-			       cont_key_flags(key.bits), cont_key_err(key.bits), key.tid, count, total, max);
+			       " max=%" PRIu64 " shift=%u stack=%s\n", (unsigned long long)key.lock_addr,
+			       cont_key_flags(key.bits), cont_key_err(key.bits), key.tid, count, total, max,
+			       cont_key_shift(key.bits), key.stack == LS_STACK_NONE ? "none" : "some");
 	}
 	free(v);
 }
@@ -316,7 +319,7 @@ static int new_pidns(struct stat *st)
 	return stat(path, st);
 }
 
-static int load(bool per_task, bool filter, bool want_ns)
+static int load(bool per_task, bool filter, bool want_ns, unsigned int thin)
 {
 	__u32 tgid = getpid(), one = 1;
 	struct stat st;
@@ -337,6 +340,7 @@ static int load(bool per_task, bool filter, bool want_ns)
 	bpf_program__set_autoload(skel->progs.begin_raw, true);
 	bpf_program__set_autoload(skel->progs.end_raw, true);
 	skel->rodata->per_task = per_task;
+	skel->rodata->thin_slot = thin;
 	skel->rodata->filter_targets = filter;
 	if (contention_bpf__load(skel))
 		return -errno;
@@ -348,13 +352,16 @@ static int load(bool per_task, bool filter, bool want_ns)
 int main(int argc, char **argv)
 {
 	bool per_task = false, filter = false, want_ns = false;
+	unsigned int thin = 0;
 	char line[256];
 	cpu_set_t cpu0;
 	pthread_t th;
 	int opt, err = 0;
 
-	while ((opt = getopt(argc, argv, "tfn")) != -1) {
-		if (opt == 't')
+	while ((opt = getopt(argc, argv, "tfnT:")) != -1) {
+		if (opt == 'T')
+			thin = (unsigned int)strtoul(optarg, NULL, 10);
+		else if (opt == 't')
 			per_task = true;
 		else if (opt == 'f')
 			filter = true;
@@ -371,7 +378,7 @@ int main(int argc, char **argv)
 		perror("contdrive: CPU 0");
 		return 1;
 	}
-	if (load(per_task, filter, want_ns)) {
+	if (load(per_task, filter, want_ns, thin)) {
 		fprintf(stderr, "contdrive: loading the contention object: %s\n", strerror(errno));
 		return 1;
 	}
