@@ -151,9 +151,21 @@ static bool partial_hold(const struct report *r)
 	return r->view.has_hold && !lock_view__hold_complete(&r->view);
 }
 
-/* approx: the acquisitions, UTIL% and hold total are estimates (a sampled caller). */
+/* CON%, marked an estimate where its waits or acquisitions are; exact figures as they are. */
+static void put_con_pct(struct out_table *t, const struct lock_row_val *v, const struct hold_val *h,
+			bool estimate)
+{
+	if (estimate)
+		out_table__approx(t);
+	out_table__pct(t, estimate ? hold_con_pct_estimate(v, h) : hold_con_pct(v, h));
+}
+
+/*
+ * approx: the acquisitions, UTIL% and hold total are estimates (a
+ * sampled caller); wait_approx: so is the count of waits.
+ */
 static void put_hold(struct out_table *t, const struct report *r, const struct lock_row_val *v,
-		     const struct hold_val *h, bool approx)
+		     const struct hold_val *h, bool approx, bool wait_approx)
 {
 	int i;
 
@@ -167,7 +179,7 @@ static void put_hold(struct out_table *t, const struct report *r, const struct l
 	if (approx)
 		out_table__approx(t);
 	out_table__u64(t, h->acquired);
-	out_table__pct(t, hold_con_pct(v, h));
+	put_con_pct(t, v, h, approx || wait_approx);
 	out_table__ns(t, h->held ? h->hold_ns / h->held : 0);
 	out_table__ns(t, h->hold_max_ns);
 	if (approx)
@@ -211,7 +223,7 @@ static void put_values(struct out_table *t, const struct report *r, uint32_t fla
 	out_table__ns(t, hist_quantile(v, 0.50));
 	out_table__ns(t, hist_quantile(v, 0.99));
 	out_table__pct(t, pct_cpu(r, v));
-	put_hold(t, r, v, h, hold_approx);
+	put_hold(t, r, v, h, hold_approx, approx);
 }
 
 /*

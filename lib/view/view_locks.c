@@ -685,6 +685,13 @@ double hold_con_pct(const struct lock_row_val *w, const struct hold_val *h)
 	return h->has_hold && h->acquired ? 100.0 * w->count / h->acquired : NAN;
 }
 
+double hold_con_pct_estimate(const struct lock_row_val *w, const struct hold_val *h)
+{
+	double pct = hold_con_pct(w, h);
+
+	return pct > 100.0 ? 100.0 : pct;
+}
+
 static void hold_merge(struct hold_val *dst, const struct hold_val *src)
 {
 	dst->has_hold = true;

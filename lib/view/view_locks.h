@@ -222,6 +222,12 @@ void lock_view__frame(const struct lock_view *v, const struct lock_part *s, uint
 const char *user_stack_caller(const struct profile *p, uint32_t tgid, int32_t stack_id, char *buf, size_t len);
 /* Contended / acquired in percent, NAN when acquisitions were not measured. */
 double hold_con_pct(const struct lock_row_val *w, const struct hold_val *h);
+/*
+ * The same for a row whose waits or acquisitions are estimates (from two
+ * samples, drawn apart): their ratio can pass 100 %, but no caller waited
+ * more often than it acquired, so it is 100 % at most.
+ */
+double hold_con_pct_estimate(const struct lock_row_val *w, const struct hold_val *h);
 /* Every lock of the view has hold data: the total's hold figures cover them all. */
 bool lock_view__hold_complete(const struct lock_view *v);
 
