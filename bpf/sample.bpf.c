@@ -15,6 +15,8 @@
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #define EFAULT	14
+#define PF_USER_WORKER	0x00004000	/* include/linux/sched.h (PF_IO_WORKER before 6.4) */
+#define PF_KTHREAD	0x00200000
 
 /*
  * Stacks under the hash of their frames (see sample.h). perf_event
@@ -133,6 +135,43 @@ static void remember_comm(__u32 tid)
 	bpf_map_update_elem(&sample_comms, &tid, comm, BPF_NOEXIST);
 }
 
+/*
+ * Whether the sample interrupted user mode, where the kernel has no stack
+ * to give (get_perf_callchain() takes a kernel stack only when
+ * !user_mode(regs)); false where we cannot tell: the kernel is asked.
+ */
+#if defined(__TARGET_ARCH_x86)
+/*
+ * The context's registers as the BPF UAPI lays them out (x86-64's user
+ * pt_regs): the verifier lets a perf_event program read them only a
+ * whole word at a time, where CO-RE would narrow cs to the kernel's u16.
+ */
+struct sample_regs {
+	__u64 r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
+	__u64 ax, cx, dx, si, di, orig_ax, ip, cs, flags, sp, ss;
+};
+
+static bool in_user_mode(void *ctx)
+{
+	return ((const struct sample_regs *)ctx)->cs & 3;
+}
+#else
+static bool in_user_mode(void *ctx)
+{
+	return false;
+}
+#endif
+
+/*
+ * Whether the current task has no user stack to give: a kernel thread
+ * (the idle task among them) or a user worker (io_uring's), which
+ * get_perf_callchain() skips.
+ */
+static bool kernel_only(void)
+{
+	return bpf_get_current_task_btf()->flags & (PF_KTHREAD | PF_USER_WORKER);
+}
+
 SEC("perf_event")
 int on_sample(void *ctx)
 {
@@ -142,8 +181,16 @@ int on_sample(void *ctx)
 	/* Keyed by the PIDs of lockstat's namespace: its /proc and its mapping tracker's. */
 	if (!is_target(pid_tgid >> 32) || !ids_in_ns(pid_tgid, &key.tgid, &key.tid))
 		return 0;
-	key.kstack = stack_of(ctx, &kstacks, 0, &lost.kstack_error);
-	key.ustack = stack_of(ctx, &ustacks, BPF_F_USER_STACK, &lost.ustack_error);
+	/*
+	 * A stack the kernel would give empty is not asked for: an empty
+	 * kernel stack cost 0.8 to 1.5 us a sample here all the same (its
+	 * callchain buffer and the 512 bytes it clears are cold lines at
+	 * 99 Hz), an empty user stack 0.1 us.
+	 */
+	if (!in_user_mode(ctx))
+		key.kstack = stack_of(ctx, &kstacks, 0, &lost.kstack_error);
+	if (!kernel_only())
+		key.ustack = stack_of(ctx, &ustacks, BPF_F_USER_STACK, &lost.ustack_error);
 	remember_comm(key.tid);
 	announce(key.tgid);
 	count = bpf_map_lookup_elem(&counts, &key);
