@@ -15,8 +15,6 @@
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #define EFAULT	14
-#define PF_USER_WORKER	0x00004000	/* include/linux/sched.h (PF_IO_WORKER before 6.4) */
-#define PF_KTHREAD	0x00200000
 
 /*
  * Stacks under the hash of their frames (see sample.h). perf_event
@@ -229,16 +227,6 @@ static bool in_user_mode(void *ctx)
 }
 #endif
 
-/*
- * Whether the current task has no user stack to give: a kernel thread
- * (the idle task among them) or a user worker (io_uring's), which
- * get_perf_callchain() skips.
- */
-static bool kernel_only(void)
-{
-	return bpf_get_current_task_btf()->flags & (PF_KTHREAD | PF_USER_WORKER);
-}
-
 SEC("perf_event")
 int on_sample(void *ctx)
 {
@@ -249,15 +237,16 @@ int on_sample(void *ctx)
 	if (!is_target(pid_tgid >> 32) || !ids_in_ns(pid_tgid, &key.tgid, &key.tid))
 		return 0;
 	/*
-	 * A stack the kernel would give empty is not asked for: an empty
-	 * kernel stack cost 0.8 to 1.5 us a sample here all the same (its
-	 * callchain buffer and the 512 bytes it clears are cold lines at
-	 * 99 Hz), an empty user stack 0.1 us.
+	 * A kernel stack the kernel would give empty is not asked for: it
+	 * cost 0.8 to 1.5 us a sample here all the same (its callchain
+	 * buffer and the 512 bytes it clears are cold lines at 99 Hz). A
+	 * kernel thread's empty user stack costs 0.1 us: telling a kernel
+	 * thread needs the task's flags, so kernel BTF, which the sampler
+	 * needs nowhere else.
 	 */
 	if (!in_user_mode(ctx))
 		key.kstack = stack_of(ctx, &kstacks, 0, &lost.kstack_error);
-	if (!kernel_only())
-		key.ustack = stack_of(ctx, &ustacks, BPF_F_USER_STACK, &lost.ustack_error);
+	key.ustack = stack_of(ctx, &ustacks, BPF_F_USER_STACK, &lost.ustack_error);
 	remember_thread(key.tgid, key.tid);
 	count = bpf_map_lookup_elem(&counts, &key);
 	if (count) {
