@@ -420,6 +420,19 @@ static int sweep_orphans(struct sampler *m, struct htab *sets)
 }
 
 /*
+ * Removing names or announcements: the BPF side believes its per-CPU
+ * record of the threads it named and announced only while names_gen
+ * stays the same even number (bpf/sample.bpf.c, remember_thread): called
+ * before entries go (odd) and after (even).
+ */
+static void names_removal(struct sampler *m)
+{
+	__u64 *gen = &m->skel->data->names_gen;
+
+	__atomic_store_n(gen, *gen + 1, __ATOMIC_SEQ_CST);
+}
+
+/*
  * A process forgotten from seen_tgids is announced again when it is next
  * sampled, and its mappings read for the segment that sees it.
  */
@@ -445,8 +458,12 @@ static int sample_trim(struct collector *c, void *priv, uint32_t before, uint64_
 		err = forget_stacks(&m->ust, m->skel->maps.ustacks, &sets[1]);
 	if (err >= 0)
 		err = sweep_orphans(m, sets);
-	for (i = 0; i < 2 && err >= 0; i++)
-		err = map_prune(maps[i], &sets[i + 2]);
+	if (err >= 0) {
+		names_removal(m);
+		for (i = 0; i < 2 && err >= 0; i++)
+			err = map_prune(maps[i], &sets[i + 2]);
+		names_removal(m);
+	}
 	for (i = 0; i < 4; i++)
 		htab_free(&sets[i]);
 	return err < 0 ? err : removed;
@@ -527,9 +544,11 @@ void collector__forget_process(struct collector *c, uint32_t tgid)
 
 	if (!m || !m->skel)
 		return;
+	names_removal(m);
 	bpf_map__delete_elem(m->skel->maps.seen_tgids, &tgid, sizeof(tgid), 0);
 	/* Its main thread's name too: a process under the PID would be named after it. */
 	bpf_map__delete_elem(m->skel->maps.sample_comms, &tgid, sizeof(tgid), 0);
+	names_removal(m);
 }
 
 static void sample_lost(const struct collector *c, const void *priv, uint64_t *vals)
