@@ -593,12 +593,15 @@ static void account(const struct cont_key *key, __u64 delta)
  * lock whose waits are fewer than the budget has nearly all of them
  * sampled: dbench's i_private_lock, waits of 400 ns, p50 360-700 ns and
  * avg up to 2.4 us with default stacks against 330-438 ns and 483-544 ns
- * with few. So a sampled wait shorter than 2^thin_slot ns keeps its stack
- * only with probability q = 2^-k, k = thin_slot - its log2 slot: in
- * proportion to its length, in powers of two. The stacks then add at
- * most 2^-thin_slot of a stack's time per ns of the lock's waits
+ * with few. So a wait's chance of a stack, p = 2^-shift drawn at its
+ * begin, is at most its length over 2^thin_slot ns: a drawn wait keeps
+ * its stack with probability q = 2^-k, k = thin_slot - its log2 slot -
+ * shift where that is positive, so that p * q = 2^-max(shift, thin_slot -
+ * slot): in proportion to its length, in powers of two. The stacks then
+ * add at most 2^-thin_slot of a stack's time per ns of the lock's waits
  * (65 us by default: 1.5 to 3 % here, less where stacks are cheaper),
- * and long waits, which make the totals, keep theirs. A wait kept counts
+ * and long waits, which make the totals, keep theirs; a lock the budget
+ * already samples at a low p is thinned only below it. A wait kept counts
  * 2^(shift + k) times (its row's shift: an unbiased weight, since q is
  * known from the wait itself); one thinned out counts in its lock's
  * totals alone, where report knows its chance from its length.
@@ -623,15 +626,15 @@ struct {
 	__uint(max_entries, 1);
 } stacked SEC(".maps");
 
-/* k for a sampled wait of that length, shift + k within LS_MAX_SHIFT. */
+/* k for a sampled wait of that length: shift + k = max(shift, thin_slot - slot), within LS_MAX_SHIFT. */
 static __u32 thin_shift(__u64 wait, __u32 shift)
 {
-	__u32 slot = log2_slot(wait, LS_HIST_SLOTS), k;
+	__u32 slot = log2_slot(wait, LS_HIST_SLOTS), want;
 
-	if (!thin_slot || slot >= thin_slot)
+	if (!thin_slot || slot + shift >= thin_slot)
 		return 0;
-	k = thin_slot - slot;
-	return shift + k <= LS_MAX_SHIFT ? k : LS_MAX_SHIFT - shift;
+	want = thin_slot - slot;
+	return (want <= LS_MAX_SHIFT ? want : LS_MAX_SHIFT) - shift;
 }
 
 static void stack_at_end(void *ctx, struct cont_key *key, __u64 wait)

@@ -273,8 +273,8 @@ static int keep_row(struct lock_view *v, const struct lock_row_key *k, const str
 /*
  * Where the recording thinned short waits' stacks (META stack_thin_ns,
  * bpf/contention.bpf.c stack_at_end()), a wait without a stack had the
- * chance 2^-(shift + k), k from its length: by histogram slot, each
- * slot's waits at most min(2^(slot+1), max) long.
+ * chance 2^-max(shift, thin_slot - slot), from its length: by histogram
+ * slot, each slot's waits at most min(2^(slot+1), max) long.
  */
 static void sum_var_thinned(struct lock_entry *e, const struct lock_row_key *k, const struct lock_row_val *val,
 			    uint32_t thin_slot)
@@ -282,7 +282,7 @@ static void sum_var_thinned(struct lock_entry *e, const struct lock_row_key *k, 
 	uint32_t i;
 
 	for (i = 0; i < LS_HIST_SLOTS; i++) {
-		uint32_t sh = k->shift + (i < thin_slot ? thin_slot - i : 0);
+		uint32_t sh = i < thin_slot && thin_slot - i > k->shift ? thin_slot - i : k->shift;
 		double f, hi;
 
 		if (!val->hist[i])

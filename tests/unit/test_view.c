@@ -815,18 +815,19 @@ static void test_view_estimates_consistent(void **state)
  * stack at shift 0 no longer has an unknown chance. Its waits in slot 8
  * (256-511 ns) each had 2^-8, those in slot 10 2^-6: the lock's
  * variance over them is (2^8 - 1) per wait of slot 8 and (2^6 - 1) per
- * wait of slot 10, each at most its slot's top, squared. Without the key
- * the same row's chance is unknown.
+ * wait of slot 10, each at most its slot's top, squared. A row drawn at
+ * p = 2^-7 had 2^-7 in slot 10 (thinning only lowers a chance above
+ * 2^-6 there). Without the key the rows' chance at shift 0 is unknown.
  */
 static void test_view_thinned_variance(void **state)
 {
 	const struct kv thin = { "stack_thin_ns", "65536" };
 	const struct cont_row *buckets[1];
 	const struct lock_entry *e;
-	struct cont_row rows[2];
+	struct cont_row rows[3];
 	struct lock_view v;
 	struct profile *p;
-	size_t n = 2;
+	size_t n = 3;
 
 	(void)state;
 	rows[0] = fx_row(FX_TASKLIST_LOCK, LS_STACK_UNSAMPLED, LCB_F_SPIN, 0, 12, 5000, 300, 1500);
@@ -836,6 +837,9 @@ static void test_view_thinned_variance(void **state)
 	rows[1].key.shift = 8;
 	rows[1].val.hist[8] = 1;
 	rows[1].val.sumsq_lo = 400 * 400;
+	rows[2] = fx_row(FX_TASKLIST_LOCK, LS_STACK_UNSAMPLED, LCB_F_SPIN, 0, 1, 1200, 1200, 1200);
+	rows[2].key.shift = 7;
+	rows[2].val.hist[10] = 1;
 	buckets[0] = rows;
 	p = fx_written_meta(buckets, &n, 1, 1, NULL, &thin, 1);
 	assert_non_null(p);
@@ -843,8 +847,9 @@ static void test_view_thinned_variance(void **state)
 	e = find_lock(&v, "tasklist_lock", LCB_F_SPIN);
 	assert_non_null(e);
 	assert_false(e->sum_var.unknown);
-	assert_true(fabs(e->sum_var.count - (255.0 * 1 + 255.0 * 10 + 63.0 * 2)) < 1e-6);
-	assert_true(fabs(e->sum_var.wait - (255.0 * 400 * 400 + 255.0 * 10 * 512 * 512 + 63.0 * 2 * 1500 * 1500)) < 1);
+	assert_true(fabs(e->sum_var.count - (255.0 * 1 + 255.0 * 10 + 63.0 * 2 + 127.0)) < 1e-6);
+	assert_true(fabs(e->sum_var.wait - (255.0 * 400 * 400 + 255.0 * 10 * 512 * 512 + 63.0 * 2 * 1500 * 1500 +
+					    127.0 * 1200 * 1200)) < 1);
 	lock_view__free(&v);
 	profile__free(p);
 
