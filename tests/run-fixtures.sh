@@ -359,7 +359,7 @@ check "export -o: FIFOs and directories refused, symlinks followed, the umask ke
 
 # The benchmarks that check the issue targets: their statistics on runs
 # whose answer is known (tests/benchstat-cases.py), and every bad option
-# of real, overhead and scale one line and exit 2 before anything runs.
+# of real, overhead, scale and vsperf one line and exit 2 before anything runs.
 bench_usage_ok() {
 	local b=$dir/../contrib/bench line script args out rc
 	while IFS='|' read -r script args; do
@@ -383,11 +383,15 @@ overhead|-q
 scale|-d 5
 scale|-e BAD!
 scale|-z
+vsperf|
+vsperf|-w foo out
+vsperf|-y out
+vsperf|out extra
 EOF2
 }
 check "benchstat: drift cancels, YES, NO, UNRESOLVED, a busy machine, failed runs, bad input" \
 	python3 "$dir/benchstat-cases.py"
-check "contrib/bench real, overhead, scale: every bad option is one line and exit 2" bench_usage_ok
+check "contrib/bench real, overhead, scale, vsperf: every bad option is one line and exit 2" bench_usage_ok
 
 # --- readers: streams, exports, views (appended; the summary below counts every check above) ---
 rd=$dir/data
