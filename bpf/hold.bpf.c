@@ -14,12 +14,20 @@
  * first acquisition). Mutexes and rwsems
  * are held by a task, which may sleep and move: a hash on (lock, tid).
  *
+ * The programs on the sleeping locks' functions (and a spinlock trylock
+ * that failed) run preemptibly, on a preemptible kernel: another task's
+ * programs may run on the CPU in between (guard.bpf.h). So what such a
+ * program builds is on its stack, not in per-CPU scratch, and what it
+ * adds to a row or a counter another task may be adding to is added
+ * atomically: a plain increment preempted between its load and its
+ * store would undo the other's for a time slice.
+ *
  * The hash maps take raw spinlocks, which are themselves probed here,
  * and so do the other families' maps: every program runs under the mark
  * all our objects share (guard.bpf.h), and a lock event that comes while
- * it is set (a map's bucket lock) is skipped, so that no hold is
- * half-seen, no map is re-entered and no program of ours waits for a
- * lock inside another. Interrupts are skipped too: their locks are not
+ * its task's is set on that CPU (a map's bucket lock) is skipped, so
+ * that no hold is half-seen, no map is re-entered and no program of ours
+ * waits for a lock inside another. Interrupts are skipped too: their locks are not
  * the interrupted task's, and a program there would lengthen every
  * critical section of the kernel with interrupts off.
  */
@@ -60,11 +68,11 @@ struct sleep_held {
 	struct hold_row_key row;
 };
 
+/* Touched with preemption off only: a spinlock held is. */
 struct cpu_state {
 	__u32 nheld;		/* used slots in held[] */
 	__u32 pad;
 	struct spin_held held[SPIN_SLOTS];
-	struct sleep_held scratch;	/* a new row key or sleeping hold */
 };
 
 struct {
@@ -100,6 +108,32 @@ static __always_inline struct hold_lost *lost(void)
 	__u32 zero = 0;
 
 	return bpf_map_lookup_elem(&hold_lost, &zero);
+}
+
+/* Per-CPU, but a hold program may be preempted between a load and its store. */
+#define count_lost(field)					\
+	do {							\
+		struct hold_lost *l__ = lost();			\
+								\
+		if (l__)					\
+			__sync_fetch_and_add(&l__->field, 1);	\
+	} while (0)
+
+/*
+ * *max raised to v, which another task's program may be raising too:
+ * tried again while it changes under us (4 times at most: a bound for
+ * the verifier; more would mean 4 greater holds ended meanwhile).
+ */
+static __always_inline void raise_max(__u64 *max, __u64 v)
+{
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		__u64 old = *max;
+
+		if (v <= old || __sync_val_compare_and_swap(max, old, v) == old)
+			return;
+	}
 }
 
 static __always_inline bool wanted(__u32 *tid)
@@ -138,22 +172,21 @@ static __always_inline bool in_interrupt(void)
 }
 
 /*
- * This CPU's state, with the shared guard set in *g; NULL when the event
- * is skipped: an interrupt's, or one of our programs already runs here
- * (a loss, unless it is our own map's lock).
+ * This CPU's state, with this task's guard slot held in *g; NULL when the
+ * event is skipped: an interrupt's, or one of our programs runs below
+ * this one (a loss, unless it is our own map's lock).
  */
 static __always_inline struct cpu_state *enter(__u32 **g)
 {
 	__u32 zero = 0, held;
 	struct cpu_state *s;
-	struct hold_lost *l;
 
 	if (in_interrupt())
 		return NULL;
 	*g = guard_enter(&held);
 	if (!*g) {
-		if (held == GUARD_PROG && (l = lost()))
-			l->nested++;
+		if (held == GUARD_PROG)
+			count_lost(nested);
 		return NULL;
 	}
 	s = bpf_map_lookup_elem(&cpu_states, &zero);
@@ -163,33 +196,36 @@ static __always_inline struct cpu_state *enter(__u32 **g)
 }
 
 /* A write to one of our hash maps: the bucket lock it takes is not the workload's. */
-static __always_inline long own_update(void *map, const void *k, const void *v, __u64 flags)
+static __always_inline long own_update(__u32 *g, void *map, const void *k, const void *v,
+				       __u64 flags)
 {
 	long err;
 
-	guard_mark(GUARD_OWN_MAP);
+	guard_mark(g, GUARD_OWN_MAP);
 	err = bpf_map_update_elem(map, k, v, flags);
-	guard_mark(GUARD_PROG);
+	guard_mark(g, GUARD_PROG);
 	return err;
 }
 
-static __always_inline void own_delete(void *map, const void *k)
+static __always_inline void own_delete(__u32 *g, void *map, const void *k)
 {
-	guard_mark(GUARD_OWN_MAP);
+	guard_mark(g, GUARD_OWN_MAP);
 	bpf_map_delete_elem(map, k);
-	guard_mark(GUARD_PROG);
+	guard_mark(g, GUARD_PROG);
 }
 
-static __always_inline struct hold_row_val *row_of(const struct hold_row_key *k)
+/* The row; made here when new (by another CPU or task meanwhile: -EEXIST, no loss). */
+static __always_inline struct hold_row_val *row_of(__u32 *g, const struct hold_row_key *k)
 {
 	struct hold_row_val zero = { 0 }, *v;
-	struct hold_lost *l;
+	long err;
 
 	v = bpf_map_lookup_elem(&hold_rows, k);
 	if (v)
 		return v;
-	if (own_update(&hold_rows, k, &zero, BPF_NOEXIST) && (l = lost()))
-		l->rows_full++;
+	err = own_update(g, &hold_rows, k, &zero, BPF_NOEXIST);
+	if (err && err != -EEXIST)
+		count_lost(rows_full);
 	return bpf_map_lookup_elem(&hold_rows, k);
 }
 
@@ -200,10 +236,9 @@ static __always_inline void account_hold(const struct hold_row_key *k, __u64 hol
 
 	if (!v)
 		return;
-	v->held++;
-	v->hold_ns += hold;
-	if (hold > v->hold_max_ns)
-		v->hold_max_ns = hold;
+	__sync_fetch_and_add(&v->held, 1);
+	__sync_fetch_and_add(&v->hold_ns, hold);
+	raise_max(&v->hold_max_ns, hold);
 }
 
 /*
@@ -215,14 +250,12 @@ static __always_inline int spin_slot(struct cpu_state *s, __u64 lock, __u64 now)
 {
 	int i, free = -1, oldest = 0;
 	__u64 oldest_ns = ~0ULL;
-	struct hold_lost *l;
 
 	for (i = 0; i < SPIN_SLOTS; i++) {
 		__u64 a = s->held[i].lock_addr;
 
 		if (a == lock) {
-			if ((l = lost()))
-				l->release_unseen++;
+			count_lost(release_unseen);
 			s->nheld--;
 			return i;
 		}
@@ -235,19 +268,17 @@ static __always_inline int spin_slot(struct cpu_state *s, __u64 lock, __u64 now)
 	}
 	if (free >= 0)
 		return free;
-	l = lost();
 	if (now - oldest_ns < STALE_NS) {
-		if (l)
-			l->pending_full++;
+		count_lost(pending_full);
 		return -1;
 	}
-	if (l)
-		l->release_unseen++;
+	count_lost(release_unseen);
 	s->nheld--;
 	return oldest;
 }
 
-static __always_inline void hold_spin(struct cpu_state *s, __u64 lock, __u64 now)
+static __always_inline void hold_spin(struct cpu_state *s, const struct hold_row_key *k,
+				      __u64 lock, __u64 now)
 {
 	int i = spin_slot(s, lock, now);
 	struct spin_held *h;
@@ -259,58 +290,54 @@ static __always_inline void hold_spin(struct cpu_state *s, __u64 lock, __u64 now
 	h = &s->held[i & (SPIN_SLOTS - 1)];
 	h->lock_addr = lock;
 	h->since_ns = now;
-	h->row = s->scratch.row;
+	h->row = *k;
 	s->nheld++;
 }
 
-static __always_inline void hold_sleeping(struct cpu_state *s, __u64 lock, __u32 tid, __u64 now)
+static __always_inline void hold_sleeping(__u32 *g, struct sleep_held *sh, __u64 lock, __u32 tid,
+					  __u64 now)
 {
 	struct sleep_key sk = { .lock_addr = lock, .tid = tid };
-	struct hold_lost *l;
 	long err;
 
-	s->scratch.since_ns = now;
-	err = own_update(&sleep_holds, &sk, &s->scratch, BPF_NOEXIST);
+	sh->since_ns = now;
+	err = own_update(g, &sleep_holds, &sk, sh, BPF_NOEXIST);
 	/* Already there: a release went elsewhere (an rwsem reader's) or unseen. */
 	if (err == -EEXIST) {
-		if ((l = lost()))
-			l->release_unseen++;
-		err = own_update(&sleep_holds, &sk, &s->scratch, BPF_ANY);
+		count_lost(release_unseen);
+		err = own_update(g, &sleep_holds, &sk, sh, BPF_ANY);
 	}
-	if (err && (l = lost()))
-		l->pending_full++;
+	if (err)
+		count_lost(pending_full);
 }
 
 /*
  * The lock function returned: count the attempt, start the hold. The
  * clock is read last, so that the hold does not include this program.
+ * sh: the new hold, on the program's stack.
  */
-static __always_inline void acquired(void *ctx, struct cpu_state *s, __u64 lock, __u32 kind,
-				     bool ok, __u32 tid, __u32 skip)
+static __always_inline void acquired(void *ctx, __u32 *g, struct cpu_state *s,
+				     struct sleep_held *sh, __u64 lock, __u32 kind, bool ok,
+				     __u32 tid, __u32 skip)
 {
-	struct hold_row_key *k = &s->scratch.row;
+	struct hold_row_key *k = &sh->row;
 	struct hold_row_val *v;
 	__u64 now;
 
+	__builtin_memset(sh, 0, sizeof(*sh));
 	k->lock_addr = lock;
 	k->kind = kind;
-	k->pad = 0;
-	__builtin_memset(k->frames, 0, sizeof(k->frames));
 	bpf_get_stack(ctx, k->frames, sizeof(k->frames), skip & BPF_F_SKIP_FIELD_MASK);
-	v = row_of(k);
-	if (v) {
-		if (ok)
-			v->acquired++;
-		else
-			v->failed++;
-	}
+	v = row_of(g, k);
+	if (v)
+		__sync_fetch_and_add(ok ? &v->acquired : &v->failed, 1);
 	if (!ok)
 		return;
 	now = bpf_ktime_get_ns();
 	if (kind == HOLD_SPIN)
-		hold_spin(s, lock, now);
+		hold_spin(s, k, lock, now);
 	else
-		hold_sleeping(s, lock, tid, now);
+		hold_sleeping(g, sh, lock, tid, now);
 }
 
 static __always_inline bool succeeded(__u32 how, long ret)
@@ -324,12 +351,13 @@ static __always_inline bool succeeded(__u32 how, long ret)
 
 static __always_inline int on_acquired(void *ctx, __u64 lock, __u32 kind, bool ok)
 {
+	struct sleep_held sh;
 	struct cpu_state *s;
 	__u32 tid, *g;
 
 	if (!lock || !wanted(&tid) || !(s = enter(&g)))
 		return 0;
-	acquired(ctx, s, lock, kind, ok, tid, STACK_SKIP);
+	acquired(ctx, g, s, &sh, lock, kind, ok, tid, STACK_SKIP);
 	guard_leave(g);
 	return 0;
 }
@@ -344,7 +372,6 @@ static __always_inline int on_spin_release(__u64 lock)
 	__u32 zero = 0, tid, i, held, *g;
 	struct cpu_state *s = bpf_map_lookup_elem(&cpu_states, &zero);
 	struct spin_held *h;
-	struct hold_lost *l;
 
 	if (!s || !s->nheld || in_interrupt() || !(g = guard_enter(&held)))
 		return 0;
@@ -358,8 +385,8 @@ static __always_inline int on_spin_release(__u64 lock)
 		guard_leave(g);
 		return 0;
 	}
-	if (wanted(&tid) && (l = lost()))
-		l->unmatched_release++;
+	if (wanted(&tid))
+		count_lost(unmatched_release);
 	guard_leave(g);
 	return 0;
 }
@@ -368,7 +395,6 @@ static __always_inline int on_sleep_release(__u64 lock)
 {
 	struct sleep_key sk = { .lock_addr = lock };
 	struct sleep_held *h;
-	struct hold_lost *l;
 	__u32 *g;
 
 	if (!lock || !wanted(&sk.tid) || !enter(&g))
@@ -376,9 +402,9 @@ static __always_inline int on_sleep_release(__u64 lock)
 	h = bpf_map_lookup_elem(&sleep_holds, &sk);
 	if (h) {
 		account_hold(&h->row, bpf_ktime_get_ns() - h->since_ns);
-		own_delete(&sleep_holds, &sk);
-	} else if ((l = lost())) {
-		l->unmatched_release++;
+		own_delete(g, &sleep_holds, &sk);
+	} else {
+		count_lost(unmatched_release);
 	}
 	guard_leave(g);
 	return 0;
@@ -391,7 +417,7 @@ static __always_inline int on_sleep_release(__u64 lock)
 static __always_inline int on_downgrade(void *ctx, __u64 lock)
 {
 	struct sleep_key sk = { .lock_addr = lock };
-	struct sleep_held *h;
+	struct sleep_held *h, sh;
 	struct cpu_state *s;
 	__u32 *g;
 
@@ -400,9 +426,9 @@ static __always_inline int on_downgrade(void *ctx, __u64 lock)
 	h = bpf_map_lookup_elem(&sleep_holds, &sk);
 	if (h) {
 		account_hold(&h->row, bpf_ktime_get_ns() - h->since_ns);
-		own_delete(&sleep_holds, &sk);
+		own_delete(g, &sleep_holds, &sk);
 	}
-	acquired(ctx, s, lock, HOLD_RWSEM_READ, true, sk.tid, STACK_SKIP + 1);
+	acquired(ctx, g, s, &sh, lock, HOLD_RWSEM_READ, true, sk.tid, STACK_SKIP + 1);
 	guard_leave(g);
 	return 0;
 }

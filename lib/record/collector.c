@@ -224,13 +224,14 @@ int collector_prepare_object(struct collector *c, struct bpf_object *obj)
 
 /*
  * One guard for every object whose programs probe locks, whether or not
- * a target filter is loaded: created by the first family that asks.
+ * a target filter is loaded: created by the first family that asks, its
+ * value (guard.bpf.h's struct guard_cpu) as that object declares it.
  */
 int reuse_guard(struct collector *c, struct bpf_map *guard)
 {
 	if (c->guard_fd < 0) {
 		c->guard_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "guard", sizeof(__u32),
-					     sizeof(__u32), 1, NULL);
+					     bpf_map__value_size(guard), 1, NULL);
 		if (c->guard_fd < 0)
 			return -errno;
 	}
