@@ -608,15 +608,13 @@ static void account(const struct cont_key *key, __u64 delta)
  *
  * A lock's first stack on a CPU is never thinned, so that a lock whose
  * waits are all short has its caller named: stacked[] remembers the locks
- * that had one, direct-mapped by address (a lock pushed out by another
- * gets one more).
+ * that had one, as the sampler remembers those that had their free draw
+ * (lock_seen_before(): a lock pushed out by another gets one more).
  */
 const volatile __u32 thin_slot;		/* 0: every sampled wait keeps its stack */
 
-#define LS_STACKED_LOCKS	1024
-
 struct cont_stacked {
-	__u64 addr[LS_STACKED_LOCKS];
+	__u64 addr[LS_SAMPLED_LOCKS];	/* lock_seen_before()'s cache */
 };
 
 struct {
@@ -640,11 +638,9 @@ static __u32 thin_shift(__u64 wait, __u32 shift)
 static void stack_at_end(void *ctx, struct cont_key *key, __u64 wait)
 {
 	__u32 zero = 0, shift = cont_key_shift(key->bits), k = thin_shift(wait, shift);
-	__u32 i = (__u32)((key->lock_addr * 0x9e3779b97f4a7c15ULL) >> 40) & (LS_STACKED_LOCKS - 1);
 	struct cont_stacked *c = bpf_map_lookup_elem(&stacked, &zero);
 
-	if (c && c->addr[i] != key->lock_addr) {
-		c->addr[i] = key->lock_addr;
+	if (c && !lock_seen_before(c->addr, key->lock_addr)) {
 		k = 0;
 	} else if (k && (bpf_get_prandom_u32() & ((1U << k) - 1))) {
 		struct stack_sampler *s = this_sampler();

@@ -142,18 +142,24 @@ static bool take_token(struct stack_sampler *s)
 }
 
 /*
- * Whether the lock had its free stack already on this CPU; if not, it has
- * it now. A direct-mapped cache of addresses: a lock is never taken for
- * another, and one that a collision pushed out gets another free stack.
+ * Whether addr is in a direct-mapped cache of LS_SAMPLED_LOCKS lock
+ * addresses; if not, it is now. A lock is never taken for another, and
+ * one that a collision pushed out counts as not seen again.
  */
-static bool lock_sampled_before(struct stack_sampler *s, __u64 addr)
+static __always_inline bool lock_seen_before(__u64 *seen, __u64 addr)
 {
 	__u32 i = (__u32)((addr * 0x9e3779b97f4a7c15ULL) >> 40) & (LS_SAMPLED_LOCKS - 1);
 
-	if (s->sampled[i] == addr)
+	if (seen[i] == addr)
 		return true;
-	s->sampled[i] = addr;
+	seen[i] = addr;
 	return false;
+}
+
+/* Whether the lock had its free stack already on this CPU; if not, it has it now. */
+static bool lock_sampled_before(struct stack_sampler *s, __u64 addr)
+{
+	return lock_seen_before(s->sampled, addr);
 }
 
 /*
