@@ -232,7 +232,7 @@ echo "# vm: kernel $kernel_desc; initramfs ${size} MiB; console log $log"
 # TCG (thread=multi, one host thread per vCPU) let vCPUs run stale
 # translations of kernel text that another vCPU had just patched (ftrace,
 # static keys): an int3 no longer in memory trapped every vCPU for good,
-# about one tier run in ten (README, "VM tier"). A vCPU's turn still ends
+# about one tier run in ten (doc/testing.md, "The VM tier"). A vCPU's turn still ends
 # at interrupts and at a spinning waiter's pause: the lock tests contend.
 accel=${LOCKSTAT_VM_ACCEL:-tcg,thread=single}
 gdbpipe=$work/gdb
@@ -336,7 +336,7 @@ else
 	rm -rf "$r" "$work/initramfs.cpio.gz"
 fi
 
-# The one hang this tier has met (README, "VM tier"): every vCPU caught
+# The one hang this tier has met (doc/testing.md, "The VM tier"): every vCPU caught
 # in the int3 of the kernel's text patching (seen in t0110-hold's and
 # t0100-fd's fentry attach, and once in t0120-usyms), which QEMU's
 # multi-threaded TCG kept executing after the int3 was gone from memory.
