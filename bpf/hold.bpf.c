@@ -6,7 +6,7 @@
  *
  * One fexit program per lock function (a trampoline serves one function)
  * and one fentry program per release function. Not kprobes: on these
- * functions they crashed and hung test guests (lib/collect_hold.c
+ * functions they crashed and hung test guests (lib/record/collect_hold.c
  * refuses them).
  *
  * Spinlocks are held by a CPU and released on it: a few per-CPU slots,

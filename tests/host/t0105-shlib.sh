@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Symbols inside shared libraries (lib/uresolve.c): usehot burns CPU in
+# Symbols inside shared libraries (lib/record/uresolve.c): usehot burns CPU in
 # hot_linked() of liblinked.so, a library it links, and in hot_loaded()
 # of libloaded.so, which it dlopen()s a quarter into its run (after the
 # sampler has seen the process); both are mapped wherever the loader

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * lib/flame: the SVG is well-formed XML (checked by a small parser here;
+ * lib/out/flame: the SVG is well-formed XML (checked by a small parser here;
  * the host tier runs xmllint), names are escaped, every frame is as wide
  * as its value and the children of a frame add up to at most its width,
  * the root to the total; narrow frames are left out; a differential graph

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * lib/stats: known inputs, known p-values. The references were computed
+ * lib/view/stats: known inputs, known p-values. The references were computed
  * with mpmath at 50 digits (betainc, and sums of exact binomial terms),
  * and agree with R's t.test, wilcox.test and binom.test.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * lib/syms against binutils: the group setup builds the fixture programs of
+ * lib/sym/syms against binutils: the group setup builds the fixture programs of
  * tests/unit/syms-fixture/ with gcc/g++ into a temporary directory (plain,
  * stripped with a debuglink, stripped with the debug file under a build-id
  * debug root, ...), and the tests compare every address of the fixture's
