@@ -240,12 +240,11 @@ static void make_row(const struct cont_key *key)
 /*
  * A spinning wait's row, found or made while it spins. Where many tasks
  * take turns on a CPU, the row's bucket, key and value are cold, and
- * contention_end spent 320 of its 400 ns finding them (hackbench, 2
- * CPUs); with the row found here it took 120 to 140, begin 300 more.
- * A storm of one lock keeps them warm anyway: there, begin takes 11 ns
- * more and end as long as before. Only the value's first line is read
- * in; the histogram's slot is not known yet. A new row's allocation is
- * here too, not under the lock. A drain skips a row without waits.
+ * finding them was most of contention_end's time, under the lock just
+ * won (doc/benchmarks.md); found here, they are warm at the end. Only
+ * the value's first line is read in; the histogram's slot is not known
+ * yet. A new row's allocation is here too, not under the lock. A drain
+ * skips a row without waits.
  *
  * Not for a task's wait: it may sleep, and end on another CPU with
  * another per-CPU value, after other tasks have had the cache; and its
@@ -483,14 +482,12 @@ static void begin_task(void *ctx, __u64 addr, __u32 flags, __u64 now)
  *
  * Every wait is timed from here, before its row, and its stack is taken
  * at its end, after the clock stopped. A stack taken here, inside the
- * wait, changed the sampled waits alone: with the clock started after it
- * they measured short (the lock's holder goes on meanwhile: a microsecond
- * off a 200 ns wait), with the clock started before it they measured
- * long (fdstorm, 2 busy CPUs: the sampled waits' p50 3.1-3.7 us, the
- * lock's 466 ns), and the callers' estimates, made of sampled waits only,
- * fell below or rose far above their lock's exact total. Taken at the
- * end, the stack lengthens the critical section just won, and so the
- * waits of the others that queue behind it, sampled or not alike: every
+ * wait, would change the sampled waits alone (shorter or longer by the
+ * stack's time, as the clock starts after or before it), and the
+ * callers' estimates, made of sampled waits only, would no longer add up
+ * to their lock's exact total. Taken at the end, the stack lengthens the
+ * critical section just won, and so the waits of the others that queue
+ * behind it, sampled or not alike: every
  * sampled wait is then an unbiased draw of its lock's waits, and short
  * waits' stacks are thinned so that the lengthening stays small
  * (stack_at_end()). The stack is the same: contention_end fires in the
@@ -587,24 +584,23 @@ static void account(const struct cont_key *key, __u64 delta)
 }
 
 /*
- * The stack of a sampled wait is taken with the lock held: 0.5 to 2 us on
- * most machines, 5 to 13 us on this project's 2-CPU VM, added to the
- * critical section and so to the waits of all that queue behind it. A
- * lock whose waits are fewer than the budget has nearly all of them
- * sampled: dbench's i_private_lock, waits of 400 ns, p50 360-700 ns and
- * avg up to 2.4 us with default stacks against 330-438 ns and 483-544 ns
- * with few. So a wait's chance of a stack, p = 2^-shift drawn at its
- * begin, is at most its length over 2^thin_slot ns: a drawn wait keeps
- * its stack with probability q = 2^-k, k = thin_slot - its log2 slot -
- * shift where that is positive, so that p * q = 2^-max(shift, thin_slot -
- * slot): in proportion to its length, in powers of two. The stacks then
- * add at most 2^-thin_slot of a stack's time per ns of the lock's waits
- * (65 us by default: 1.5 to 3 % here, less where stacks are cheaper),
- * and long waits, which make the totals, keep theirs; a lock the budget
- * already samples at a low p is thinned only below it. A wait kept counts
- * 2^(shift + k) times (its row's shift: an unbiased weight, since q is
- * known from the wait itself); one thinned out counts in its lock's
- * totals alone, where report knows its chance from its length.
+ * The stack of a sampled wait is taken with the lock held (microseconds,
+ * several times a short wait), added to the critical section and so to
+ * the waits of all that queue behind it; a lock whose waits are fewer
+ * than the budget has nearly all of them sampled, and its own waits grow
+ * (doc/benchmarks.md, stack thinning). So a wait's chance of a stack,
+ * p = 2^-shift drawn at its begin, is at most its length over
+ * 2^thin_slot ns: a drawn wait keeps its stack with probability
+ * q = 2^-k, k = thin_slot - its log2 slot - shift where that is
+ * positive, so that p * q = 2^-max(shift, thin_slot - slot): in
+ * proportion to its length, in powers of two. The stacks then add at
+ * most 2^-thin_slot of a stack's time per ns of the lock's waits (65 us
+ * by default), and long waits, which make the totals, keep theirs; a
+ * lock the budget already samples at a low p is thinned only below it.
+ * A wait kept counts 2^(shift + k) times (its row's shift: an unbiased
+ * weight, since q is known from the wait itself); one thinned out counts
+ * in its lock's totals alone, where report knows its chance from its
+ * length.
  *
  * A lock's first stack on a CPU is never thinned, so that a lock whose
  * waits are all short has its caller named: stacked[] remembers the locks

@@ -165,14 +165,13 @@ static bool remember_comm(__u32 tid)
 
 /*
  * A thread's command kept and its process announced: both hash lookups,
- * each a few cold cache lines at 99 Hz (1 to 2 us a sample here, the
- * two), are asked once per thread and CPU while user space removes
- * neither entry. It makes names_gen odd while it removes some (trim, a
- * process forgotten) and even again after: a slot holds the generation
- * it was checked under, and none is made or believed while the
- * generation is odd. A hit thus stands for lookups that found both at
- * this sample's reading of the generation, as the lookups themselves
- * would have.
+ * each a few cold cache lines at 99 Hz, are asked once per thread and
+ * CPU while user space removes neither entry. It makes names_gen odd
+ * while it removes some (trim, a process forgotten) and even again
+ * after: a slot holds the generation it was checked under, and none is
+ * made or believed while the generation is odd. A hit thus stands for
+ * lookups that found both at this sample's reading of the generation,
+ * as the lookups themselves would have.
  */
 static void remember_thread(__u32 tgid, __u32 tid)
 {
@@ -238,11 +237,10 @@ int on_sample(void *ctx)
 		return 0;
 	/*
 	 * A kernel stack the kernel would give empty is not asked for: it
-	 * cost 0.8 to 1.5 us a sample here all the same (its callchain
-	 * buffer and the 512 bytes it clears are cold lines at 99 Hz). A
-	 * kernel thread's empty user stack costs 0.1 us: telling a kernel
-	 * thread needs the task's flags, so kernel BTF, which the sampler
-	 * needs nowhere else.
+	 * costs a full one's cold lines all the same (its callchain buffer
+	 * and the 512 bytes it clears, at 99 Hz). A kernel thread's empty
+	 * user stack costs little, and telling a kernel thread needs the
+	 * task's flags, so kernel BTF, which the sampler needs nowhere else.
 	 */
 	if (!in_user_mode(ctx))
 		key.kstack = stack_of(ctx, &kstacks, 0, &lost.kstack_error);

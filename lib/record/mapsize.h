@@ -25,14 +25,13 @@ uint32_t percpu_map_rows(uint32_t max, uint32_t value_size, int ncpus, uint64_t 
 /*
  * The locks family's stats map is built to take its rows as they appear
  * (BPF_F_NO_PREALLOC), but a new row is then a per-CPU allocation in a
- * contention handler: hackbench's end handler took 740 ns a wait against
- * 340 ns preallocated (2 CPUs, 600 new rows a second), when rows were
- * made there, while the waiter held the lock just won (a spinning wait's
- * row is made at contention_begin now, where it costs no less; a task's
- * still at the end). So the rows are reserved at load
- * wherever all of them take at most STATS_PREALLOC_MAX (up to 9 CPUs at
- * the default 16384 rows); on larger machines they are still taken as
- * they appear, so that a short recording does not hold the whole budget.
+ * contention handler, which doubled its cost where many rows were new
+ * (doc/design.md): a spinning wait's row is made at contention_begin, a
+ * task's at the end, while the waiter holds the lock just won. So the
+ * rows are reserved at load wherever all of them take at most
+ * STATS_PREALLOC_MAX (up to 9 CPUs at the default 16384 rows); on larger
+ * machines they are still taken as they appear, so that a short
+ * recording does not hold the whole budget.
  */
 #define STATS_PREALLOC_MAX	(32ULL << 20)
 

@@ -15,9 +15,9 @@ void ksyms_init(struct ksyms *ks)
 }
 
 /*
- * Names packed one after the other in blocks that never move: a copy of
- * each of kallsyms' 130 000 names by strdup() took 3.3 MiB and an array
- * of their pointers 1 MiB more; packed, 3.2 MiB.
+ * Names packed one after the other in blocks that never move: kallsyms
+ * has over 100 000 names, and a strdup() of each, with an array of their
+ * pointers, takes a third more memory.
  */
 #define KSYMS_BLOCK	(64 * 1024)
 

@@ -20,9 +20,8 @@ char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
 /*
  * 64 indexes of about 8 KiB of libdw's each (libc's CUs on average) between
- * renewals; a renewal costs libdw reading the CU headers again, about
- * 0.4 ms for libc's 2 063 (renewing after every index: 0.37 s instead of
- * 0.11 s for 340 PCs spread over libc).
+ * renewals: a renewal costs libdw reading every CU header again, and
+ * renewing after every index tripled the time of PCs spread over libc.
  */
 #define SYMS_RENEW_DWARF	64
 

@@ -80,11 +80,11 @@ else
 	check "--stack-rate 50: the callers add up to the lock's count" consistent few.json
 fi
 
-# Many locks: 16 fdstorms, a file_lock each, taking turns on the CPUs.
-# Every quiet lock group's first wait in a window used to take its stack
-# whatever the tokens, and a group quiet before its turn started its storm
-# at p = 1: 2700 to 3700 stacks against this budget of 2000. Now only a
-# lock's first wait is free, and a quiet group counts as an average one.
+# Many locks: 16 fdstorms, a file_lock each, taking turns on the CPUs,
+# each lock group quiet before its turn: the budget holds only because a
+# lock's first wait alone is free and a quiet group counts as an average
+# one (a free first wait per quiet group and window, and storms starting
+# at p = 1, took 2700 to 3700 stacks against this budget of 2000).
 # (At 50 a second, 20 ms windows, the storms' onsets still go 20 to 50 %
 # over: lockstat-record(1).)
 cat >many.sh <<EOF
