@@ -5,6 +5,11 @@
 #   make                  the tool, the workloads, the benchmarks' floor
 #   make unit-tests       the cmocka tests and the tool, under ASan/UBSan
 #   make check            every test tier (installs Debian packages first)
+#   make test T=NAME      one test, built and run, no packages installed:
+#                         a unit test (test_ctable), a host or VM script
+#                         (t0035-lost, t0035, lost; host/t0010 or vm/t0010
+#                         where both tiers have the name), or fixtures
+#   make check-fixtures   the fixtures tier alone
 #   make V=1              show the commands
 #
 # Every compiler run writes the headers its object includes to
@@ -93,7 +98,7 @@ FORCE:
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: FORCE all clean check check-unit check-host check-vm demo deps workloads unit-tests fuzz
+.PHONY: FORCE all clean check check-unit check-fixtures check-host check-vm demo deps workloads unit-tests fuzz test
 
 all: $(OUTPUT)/lockstat workloads $(BENCH)
 
@@ -184,8 +189,18 @@ fuzz: $(OUTPUT)/fuzz/fuzz_profile
 check-unit: unit-tests
 	$(Q)tests/run-unit.sh $(UNIT_TESTS)
 
+# The fixtures tier alone (no root): the ASan build on tests/data.
+check-fixtures: $(OUTPUT)/asan/lockstat workloads
+	$(Q)ASAN_LOCKSTAT=$(abspath $(OUTPUT))/asan/lockstat WORKLOADS=$(abspath $(OUTPUT))/workloads \
+		tests/run-fixtures.sh
+
 check-host: all
 	$(Q)tests/run-host.sh
+
+# One test by name (tests/run-test.sh says which names): builds what it
+# needs and runs it through its tier's runner, installing nothing.
+test:
+	$(Q)MAKE='$(MAKE)' OUTPUT='$(OUTPUT)' tests/run-test.sh '$(T)'
 
 # Debian's cloud kernel (kprobes, fentry, BTF) under QEMU/TCG, from an
 # initramfs with the tool, the workloads and tests/vm/t*.sh.
