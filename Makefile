@@ -1,6 +1,21 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # One Makefile for the tool, its BPF objects, workloads and tests.
 # Everything generated lands in $(OUTPUT); `make clean` removes it.
+#
+#   make                  the tool, the workloads, the benchmarks' floor
+#   make unit-tests       the cmocka tests and the tool, under ASan/UBSan
+#   make check            every test tier (installs Debian packages first)
+#   make test T=NAME      one test, built and run, no packages installed:
+#                         a unit test (test_ctable), a host or VM script
+#                         (t0035-lost, t0035, lost; host/t0010 or vm/t0010
+#                         where both tiers have the name), or fixtures
+#   make check-fixtures   the fixtures tier alone
+#   make V=1              show the commands
+#
+# Every compiler run writes the headers its object includes to
+# $(OUTPUT)/.deps/<target>.d (-MMD), and those are the object's
+# dependencies: a new file in a new lib/ directory is built and its
+# headers tracked with no list to edit.
 
 OUTPUT ?= build
 CC ?= gcc
@@ -36,13 +51,19 @@ LDLIBS += -lzstd
 endif
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
+# The dependency file of target $(1); -MP names every header as a target
+# of its own, so a header that goes away does not stop the build.
+depfile = $(OUTPUT)/.deps/$(patsubst $(OUTPUT)/%,%,$(1)).d
+DEPFLAGS = -MMD -MP -MT $@ -MF $(call depfile,$@)
+mkdirs = mkdir -p $(@D) $(dir $(call depfile,$@))
+
 # clang -target bpf does not search the host's multiarch include dirs.
 CLANG_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 | \
 	sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-unused-parameter \
 	-Ibpf/vmlinux -Ibpf $(CLANG_SYS_INCLUDES)
 
-# Every bpf/<name>.bpf.c, with its bpf/<name>.h, becomes <name>.skel.h.
+# Every bpf/<name>.bpf.c becomes <name>.skel.h.
 BPF_FAMILIES := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
 BPF_OBJS := $(patsubst %,$(OUTPUT)/bpf/%.bpf.o,$(BPF_FAMILIES))
 SKELS := $(patsubst %,$(OUTPUT)/skel/%.skel.h,$(BPF_FAMILIES))
@@ -57,16 +78,29 @@ ASAN_CORE_OBJS := $(patsubst %.c,$(OUTPUT)/asan/%.o,$(CORE_SRCS))
 # The whole tool under ASan/UBSan: report, fsck and friends need no root,
 # so the unit tier runs them on the fixtures in tests/data.
 ASAN_TOOL_OBJS := $(patsubst %.c,$(OUTPUT)/asan/%.o,$(LIB_SRCS) $(TOOL_SRCS))
+FUZZ_OBJS := $(patsubst %.c,$(OUTPUT)/fuzz/%.o,tests/fuzz/fuzz_profile.c $(CORE_SRCS))
 FUZZ_SECONDS ?= 30
 
 WORKLOADS := $(patsubst contrib/workloads/%.c,$(OUTPUT)/workloads/%,$(wildcard contrib/workloads/*.c))
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
+BENCH := $(OUTPUT)/bench/floor $(OUTPUT)/bench/floor.bpf.o $(OUTPUT)/bench/floor_clock.bpf.o
+
+# Every target built from C, and the headers each one read when it was
+# last built. One that has no .d (never built, or built before the .d
+# files existed) is rebuilt, once: nothing says which headers it read.
+DEP_TARGETS := $(BPF_OBJS) $(LIB_OBJS) $(TOOL_OBJS) $(ASAN_TOOL_OBJS) $(FUZZ_OBJS) \
+	$(WORKLOADS) $(UNIT_TESTS) $(BENCH)
+DEP_FILES := $(foreach t,$(DEP_TARGETS),$(call depfile,$(t)))
+DEP_HAVE := $(wildcard $(DEP_FILES))
+-include $(DEP_HAVE)
+$(patsubst $(OUTPUT)/.deps/%.d,$(OUTPUT)/%,$(filter-out $(DEP_HAVE),$(DEP_FILES))): FORCE
+FORCE:
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all clean check check-unit check-host check-vm demo deps workloads unit-tests fuzz
+.PHONY: FORCE all clean check check-unit check-fixtures check-host check-vm demo deps workloads unit-tests fuzz test
 
-all: $(OUTPUT)/lockstat workloads $(OUTPUT)/bench/floor $(OUTPUT)/bench/floor.bpf.o $(OUTPUT)/bench/floor_clock.bpf.o
+all: $(OUTPUT)/lockstat workloads $(BENCH)
 
 workloads: $(WORKLOADS)
 
@@ -74,10 +108,10 @@ $(OUTPUT)/.deps-ok:
 	$(Q)contrib/check-deps.sh
 	$(Q)mkdir -p $(@D) && touch $@
 
-$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c bpf/%.h bpf/targets.bpf.h bpf/guard.bpf.h bpf/stackhash.bpf.h bpf/sampler.bpf.h bpf/sampler.h bpf/lockname.bpf.h bpf/targets.h bpf/hist.h bpf/vmlinux/vmlinux.h | $(OUTPUT)/.deps-ok
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c | $(OUTPUT)/.deps-ok
 	$(call msg,BPF,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
+	$(Q)$(mkdirs)
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -c $< -o $@.tmp
 	$(Q)$(BPFTOOL) gen object $@ $@.tmp && rm -f $@.tmp
 
 $(OUTPUT)/skel/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
@@ -85,58 +119,67 @@ $(OUTPUT)/skel/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
 	$(Q)mkdir -p $(@D)
 	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
 
-$(OUTPUT)/lib/%.o: lib/%.c $(wildcard lib/*/*.h) $(SKELS)
+# The skeletons are made before any C file is compiled (a first build
+# has no .d to say who includes them); after that each object depends on
+# the skeletons its .d names.
+$(OUTPUT)/lib/%.o: lib/%.c | $(SKELS)
 	$(call msg,CC,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(Q)$(mkdirs)
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(OUTPUT)/tool/%.o: tool/%.c $(wildcard lib/*/*.h tool/*.h) $(SKELS)
+$(OUTPUT)/tool/%.o: tool/%.c | $(SKELS)
 	$(call msg,CC,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -Itool -c $< -o $@
+	$(Q)$(mkdirs)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itool $(DEPFLAGS) -c $< -o $@
 
 $(OUTPUT)/lockstat: $(LIB_OBJS) $(TOOL_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(OUTPUT)/workloads/%: contrib/workloads/%.c contrib/workloads/workload.h
+$(OUTPUT)/workloads/%: contrib/workloads/%.c
 	$(call msg,CC,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -std=gnu11 $(WARN) -O2 -g -fno-omit-frame-pointer -pthread $(LDFLAGS) -o $@ $<
+	$(Q)$(mkdirs)
+	$(Q)$(CC) -std=gnu11 $(WARN) -O2 -g -fno-omit-frame-pointer -pthread $(DEPFLAGS) $(LDFLAGS) -o $@ $<
 
 # contrib/bench/overhead's floors: empty programs on the lock tracepoints,
 # and programs that only read the clock.
-$(OUTPUT)/bench/%.bpf.o: contrib/bench/%.bpf.c bpf/vmlinux/vmlinux.h | $(OUTPUT)/.deps-ok
+$(OUTPUT)/bench/%.bpf.o: contrib/bench/%.bpf.c | $(OUTPUT)/.deps-ok
 	$(call msg,BPF,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(Q)$(mkdirs)
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(OUTPUT)/bench/floor: contrib/bench/floor.c lib/base/exitcode.h | $(OUTPUT)/.deps-ok
+$(OUTPUT)/bench/floor: contrib/bench/floor.c | $(OUTPUT)/.deps-ok
 	$(call msg,CC,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -std=gnu11 $(WARN) -O2 -g -Ilib $(LDFLAGS) -o $@ $< -lbpf -lelf -lz $(if $(filter 1,$(STATIC)),-lzstd)
+	$(Q)$(mkdirs)
+	$(Q)$(CC) -std=gnu11 $(WARN) -O2 -g -Ilib $(DEPFLAGS) $(LDFLAGS) -o $@ $< -lbpf -lelf -lz $(if $(filter 1,$(STATIC)),-lzstd)
 
-$(OUTPUT)/asan/%.o: %.c $(wildcard lib/*/*.h tool/*.h) $(SKELS)
+$(OUTPUT)/asan/%.o: %.c | $(SKELS)
 	$(call msg,CC-SAN,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -Itool $(SAN) -c $< -o $@
+	$(Q)$(mkdirs)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itool $(SAN) $(DEPFLAGS) -c $< -o $@
 
 $(OUTPUT)/asan/lockstat: $(ASAN_TOOL_OBJS)
 	$(call msg,LINK-SAN,$@)
 	$(Q)$(CC) $(SAN) -o $@ $^ $(LDLIBS)
 
-# libFuzzer on the profile reader (clang's -fsanitize=fuzzer).
-$(OUTPUT)/fuzz/fuzz_profile: tests/fuzz/fuzz_profile.c $(CORE_SRCS) $(wildcard lib/*/*.h)
-	$(call msg,FUZZ,$@)
-	$(Q)mkdir -p $(@D)
+# libFuzzer on the profile reader: the core compiled with clang's
+# coverage (-fsanitize=fuzzer-no-link), linked with libFuzzer's main.
+FUZZ_SAN := address,undefined
+$(OUTPUT)/fuzz/%.o: %.c
+	$(call msg,CC-FUZZ,$@)
+	$(Q)$(mkdirs)
 	$(Q)$(CLANG) -std=gnu11 $(WARN) -D_GNU_SOURCE -Ilib -Ibpf -g -O1 \
-		-fsanitize=fuzzer,address,undefined -o $@ $< $(CORE_SRCS) -lm $(LDLIBS)
+		-fsanitize=fuzzer-no-link,$(FUZZ_SAN) $(DEPFLAGS) -c $< -o $@
 
-$(OUTPUT)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(ASAN_CORE_OBJS)
+$(OUTPUT)/fuzz/fuzz_profile: $(FUZZ_OBJS)
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) -fsanitize=fuzzer,$(FUZZ_SAN) -o $@ $^ -lm $(LDLIBS)
+
+$(OUTPUT)/tests/%: tests/unit/%.c $(ASAN_CORE_OBJS)
 	$(call msg,CC-TEST,$@)
-	$(Q)mkdir -p $(@D)
+	$(Q)$(mkdirs)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) -Itests/unit -DLOCKSTAT_TEST_DATA='"$(CURDIR)/tests/data"' \
-		-o $@ $< $(ASAN_CORE_OBJS) -lcmocka -lm $(LDLIBS)
+		$(DEPFLAGS) -o $@ $< $(ASAN_CORE_OBJS) -lcmocka -lm $(LDLIBS)
 
 unit-tests: $(UNIT_TESTS) $(OUTPUT)/asan/lockstat
 
@@ -146,8 +189,18 @@ fuzz: $(OUTPUT)/fuzz/fuzz_profile
 check-unit: unit-tests
 	$(Q)tests/run-unit.sh $(UNIT_TESTS)
 
+# The fixtures tier alone (no root): the ASan build on tests/data.
+check-fixtures: $(OUTPUT)/asan/lockstat workloads
+	$(Q)ASAN_LOCKSTAT=$(abspath $(OUTPUT))/asan/lockstat WORKLOADS=$(abspath $(OUTPUT))/workloads \
+		tests/run-fixtures.sh
+
 check-host: all
 	$(Q)tests/run-host.sh
+
+# One test by name (tests/run-test.sh says which names): builds what it
+# needs and runs it through its tier's runner, installing nothing.
+test:
+	$(Q)MAKE='$(MAKE)' OUTPUT='$(OUTPUT)' tests/run-test.sh '$(T)'
 
 # Debian's cloud kernel (kprobes, fentry, BTF) under QEMU/TCG, from an
 # initramfs with the tool, the workloads and tests/vm/t*.sh.

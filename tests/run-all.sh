@@ -8,8 +8,13 @@
 # Then a skipped tier that FILE lists, or a skip (SKIP: lines, TAP's
 # "# SKIP") naming a prerequisite FILE lists, is a failure: on the CI
 # machine a skip means something broke, not that something is missing.
+# LOCKSTAT_CI_MAX_CONCURRENCY=N (.ci/run): more than N checks skipped as
+# CONCURRENCY (the workers hardly ran at once) in one run is a failure.
+# Before the summary line, every tier's skips by prerequisite
+# (tests/skips.sh): "# skipped: PREREQ N (test: check; ...)".
 dir=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$dir/.." && pwd)
+. "$dir/skips.sh"
 pass=0 fail=0 skip=0
 logs=$(mktemp -d /tmp/lockstat-all.XXXXXX)
 trap 'rm -rf "$logs"' EXIT
@@ -38,13 +43,8 @@ tier() {	# name, then the command; parses the tier's "N passed, N failed, N skip
 	fi
 }
 
-# The prerequisites a tier's skips name: "SKIP: WHERE: PREREQ[, PREREQ]: why"
-# and "ok - ...: what # SKIP PREREQ: why".
-skipped_prereqs() {
-	sed -n -e 's/^.*SKIP: [^:]*: \([A-Z][A-Z0-9_]*\(, [A-Z][A-Z0-9_]*\)*\): .*/\1/p' \
-		-e 's/^ok - .* # SKIP \([A-Z][A-Z0-9_]*\(, [A-Z][A-Z0-9_]*\)*\): .*/\1/p' "$1" |
-		tr -s ', ' '\n\n' | sort -u
-}
+# The prerequisites a tier's skips name.
+skipped_prereqs() { skip_lines "$1" | cut -f1 | sort -u; }
 
 # Fail for every skip that LOCKSTAT_CI_EXPECT says this machine cannot have.
 ci_expect() {
@@ -67,6 +67,17 @@ ci_expect() {
 	done
 }
 
+# Fail when more checks than LOCKSTAT_CI_MAX_CONCURRENCY were skipped
+# because the workers hardly ran at once: the run then says too little
+# about contention to pass.
+ci_concurrency() {
+	local max=$1 n
+	n=$(skip_lines "$logs"/* | skip_count CONCURRENCY)
+	[ "$n" -le "$max" ] && return
+	echo "not ok - ci: $n checks skipped as CONCURRENCY, more than the $max LOCKSTAT_CI_MAX_CONCURRENCY allows"
+	fail=$((fail + 1))
+}
+
 tier unit "$dir/run-unit.sh" "$root"/build/tests/test_*
 tier fixtures "$dir/run-fixtures.sh"
 tier fuzz "$dir/run-fuzz.sh" "${FUZZ_BIN:-$root/build/fuzz/fuzz_profile}" "${FUZZ_SECONDS:-30}"
@@ -81,5 +92,7 @@ else
 	skip=$((skip + 2))
 fi
 [ -n "${LOCKSTAT_CI_EXPECT:-}" ] && ci_expect "$LOCKSTAT_CI_EXPECT"
+[ -n "${LOCKSTAT_CI_MAX_CONCURRENCY:-}" ] && ci_concurrency "$LOCKSTAT_CI_MAX_CONCURRENCY"
+skip_lines "$logs"/* | skip_summary
 echo "lockstat: $pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

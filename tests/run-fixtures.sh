@@ -6,9 +6,11 @@
 # status says and wherever the output went: "$ls" is lockstat-san.sh,
 # which runs the sanitized binary with exit codes of their own (ASan 99,
 # UBSan 98, which no lockstat exit uses) and logs any report for check().
+# ASAN_LOCKSTAT and WORKLOADS: the builds to use (default: build at the top).
 set -o pipefail
 dir=$(cd "$(dirname "$0")" && pwd)
 export SAN_BIN=${ASAN_LOCKSTAT:-$dir/../build/asan/lockstat}
+WL=${WORKLOADS:-$dir/../build/workloads}
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=98
 pass=0 fail=0 skip=0
 tmp=$(mktemp -d /tmp/lockstat-fix.XXXXXX)
@@ -235,7 +237,7 @@ tables_errors_ok() {
 }
 # statloop (issue 4's path-walk workload): no root, so tested here.
 statloop_ok() {
-	local wl=$dir/../build/workloads/statloop out rc
+	local wl=$WL/statloop out rc
 	out=$("$wl" -l 3 -t 2 -n 1000) &&
 		grep -Eq '^statloop: ns/op=[1-9][0-9]* workers=2 ops=1000 ' <<<"$out" || { echo "statloop: $out" >&2; return 1; }
 	"$wl" -x 2>/dev/null; rc=$?
@@ -246,7 +248,7 @@ statloop_ok() {
 check "statloop: ns per stat, exact op count, usage and runtime errors" statloop_ok
 # onefile (the lock names' known file): both modes, its temp file removed, usage and runtime errors.
 onefile_ok() {
-	local wl=$dir/../build/workloads/onefile out rc m
+	local wl=$WL/onefile out rc m
 	for m in pos write; do
 		out=$(TMPDIR=$tmp "$wl" --mode $m -t 2 -n 1000) &&
 			grep -Eq "^onefile: mode=$m overlap=[0-9]+\.[0-9]% workers=2 ops=1000 " <<<"$out" || { echo "onefile --mode $m: $out" >&2; return 1; }

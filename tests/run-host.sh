@@ -5,12 +5,16 @@
 # skipped. A script exits 0 (its checks passed), 77 (skipped whole, with
 # "SKIP: name: PREREQ: why") or anything else (failed); one that fails,
 # dies or times out without a failing check of its own counts as one
-# failure, as does one that ran no check at all. One summary line last.
+# failure, as does one that ran no check at all. Before the summary
+# line, the skips by prerequisite (tests/skips.sh): "# skipped: PREREQ N
+# (test: check; ...)". One summary line last.
 dir=$(cd "$(dirname "$0")" && pwd)
+. "$dir/skips.sh"
 limit=${LOCKSTAT_TEST_TIMEOUT:-900}
 pass=0 fail=0 skip=0
 out=$(mktemp /tmp/lockstat-host.XXXXXX)
-trap 'rm -f "$out"' EXIT
+skips=$(mktemp /tmp/lockstat-host-skips.XXXXXX)
+trap 'rm -f "$out" "$skips"' EXIT
 
 # count SCRIPT RC: add the script's checks, from $out, to the totals.
 count() {
@@ -46,6 +50,8 @@ for t in "$dir"/host/t[0-9]*.sh; do
 	[ -n "${TESTS:-}" ] && ! [[ $(basename "$t") == *$TESTS* ]] && continue
 	timeout -k 10 "$limit" bash "$t" 2>&1 | tee "$out"
 	count "$(basename "$t" .sh)" "${PIPESTATUS[0]}"
+	skip_lines "$out" >>"$skips"
 done
+skip_summary <"$skips"
 echo "host: $pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

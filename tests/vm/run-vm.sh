@@ -176,7 +176,7 @@ busybox --list-full | while read -r a; do
 	[ -e "$r/$a" ] || ln -s /usr/bin/busybox "$r/$a"
 done
 cp "$build/lockstat" "$r/usr/bin/lockstat"
-# The package's System.map, where a Debian system has it (t0120-names.sh
+# The package's System.map, where a Debian system has it (t0125-names.sh
 # names static locks through it with kallsyms' data symbols ignored).
 for m in "$(dirname "$kernel")"/System.map-*; do
 	[ -f "$m" ] && mkdir -p "$r/boot" && cp "$m" "$r/boot/"
