@@ -8,6 +8,8 @@
 #   record  the collector and the probe families (the only code on BPF maps)
 #   view    models built from a profile: locks, hits, fd, pagecache, tables, top, diff
 #   out     the table renderer (text, CSV, JSON), exports: pprof, folded, SVG
+#   run     the recorder of record, top and serve: the workload, the loop
+#           that moves rows from the collector to the writer, the options
 #   serve   lockstat serve: segment directory, metrics, pprof windows, HTTP
 # tool/ may include any of them. Prints each violation; exit 1 if any.
 cd "$(dirname "$0")/.." || exit 1
@@ -18,6 +20,7 @@ declare -A allowed=(
 	[record]="base sym format record"
 	[view]="base sym format view"
 	[out]="base sym format view out"
+	[run]="base sym format record run"
 	[serve]="base sym format view out serve"
 )
 bad=0

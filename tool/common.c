@@ -14,68 +14,7 @@
 #include "cmds.h"
 #include "base/exitcode.h"
 #include "base/log.h"
-
-/* Digits only: strtoul would take " -1" (and "-1") as ULONG_MAX. */
-int parse_ulong(const char *opt, const char *s, unsigned long min, unsigned long max, unsigned long *out)
-{
-	char *end;
-	unsigned long v = 0;
-
-	errno = 0;
-	if (isdigit((unsigned char)s[0]))
-		v = strtoul(s, &end, 10);
-	if (!isdigit((unsigned char)s[0]) || errno || *end || v < min || v > max) {
-		pr_err("%s: '%s' is not a whole number from %lu to %lu\n", opt, s, min, max);
-		return -EINVAL;
-	}
-	*out = v;
-	return 0;
-}
-
-int number_parse(const char *s, double *out)
-{
-	char *end;
-
-	if (!isdigit((unsigned char)s[0]) && !(s[0] == '.' && isdigit((unsigned char)s[1])))
-		return -EINVAL;
-	if (strpbrk(s, "xXpP"))		/* strtod's hexadecimal floats */
-		return -EINVAL;
-	errno = 0;
-	*out = strtod(s, &end);
-	return errno || *end || !isfinite(*out) ? -EINVAL : 0;
-}
-
-static int parse_range(const char *opt, const char *s, double min, double max, const char *what, double *out)
-{
-	double v;
-
-	if (number_parse(s, &v) || v < min || v > max) {
-		pr_err("%s: '%s' is not %s from %g to %g\n", opt, s, what, min, max);
-		return -EINVAL;
-	}
-	*out = v;
-	return 0;
-}
-
-int parse_double(const char *opt, const char *s, double min, double max, double *out)
-{
-	return parse_range(opt, s, min, max, "a number", out);
-}
-
-int parse_seconds(const char *opt, const char *s, double min, double max, double *out)
-{
-	return parse_range(opt, s, min, max, "a number of seconds", out);
-}
-
-int parse_path(const char *opt, const char *s, const char **out)
-{
-	if (!*s) {
-		pr_err("%s: an empty file name\n", opt);
-		return -EINVAL;
-	}
-	*out = s;
-	return 0;
-}
+#include "run/opts.h"
 
 /* getopt's optstring with ':' after any '+': missing values are told apart. */
 static const char *quiet_optstring(const char *shortopts)
@@ -150,6 +89,18 @@ void print_usage(FILE *f, const char *cmd, const char *text)
 		return;
 	}
 	fprintf(f, "%.*s\n('lockstat %s -h' lists the options)\n", (int)(blank - text), text, cmd);
+}
+
+void print_run_usage(FILE *f, const char *cmd, const struct run_cmd *c)
+{
+	char *text = run_cmd__help(c);
+
+	if (!text) {
+		pr_err("no memory for the help text\n");
+		return;
+	}
+	print_usage(f, cmd, text);
+	free(text);
 }
 
 int no_operands(int argc, char **argv)

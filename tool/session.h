@@ -27,70 +27,10 @@
 #include "format/profile.h"
 #include "record/uresolve.h"
 #include "record/steal_read.h"
+#include "run/opts.h"
 
-#define NSEC_PER_SEC	1000000000ULL
 #define MAX_LOST	32	/* loss counters of the LOST chunk, of every family */
 #define MAX_TABLE_LOST	32	/* columns of the families' NAME.lost tables */
-
-/*
- * Below 10 ms a bucket costs more than it shows (a drain walks the whole
- * map); above an hour a killed recording loses too much. -d has the
- * same floor.
- */
-#define BUCKET_MIN_S	0.01
-#define BUCKET_MAX_S	3600.0
-#define DURATION_MIN_S	0.01
-#define DURATION_MAX_S	1e7
-
-/* Where the workload's standard streams go. */
-enum wl_output {
-	WL_OUT_INHERIT,		/* ours (record) */
-	WL_OUT_STDERR,		/* stdout to our stderr: our stdout carries data */
-	WL_OUT_NULL,		/* all three to /dev/null: a full-screen UI owns the terminal */
-};
-
-struct session_opts {
-	const char *output;	/* NULL: an anonymous memfd (top without -o) */
-	bool system_wide;
-	pid_t pid;
-	const char *cgroup;	/* --cgroup: the tasks of this cgroup v2 subtree, or NULL */
-	double duration;	/* 0: until the workload ends or a signal */
-	double bucket;
-	bool per_task;
-	enum attach_mode mode;
-	unsigned long map_entries;
-	unsigned long stack_rate;
-	unsigned long stack_thin;	/* --stack-thin: ns, 0: none */
-	unsigned int families;
-	unsigned int families_off;	/* taken out with -e -NAME: never added back */
-	unsigned long sample_freq;
-	bool probe_stats;	/* measure every family's cost, not only the opt-in ones */
-	bool brief_usyms;	/* sampled user functions only, no DWARF lines nor inlines (top) */
-	bool usyms_no_lines;	/* every user frame's function, no DWARF lines nor inlines (serve) */
-	uint64_t usyms_budget_ns;	/* time for session__write_usyms(), 0: no limit */
-	unsigned long event_budget;	/* uprobe hits per second, 0: the default */
-	bool force;		/* uprobes over the budget, or system-wide */
-	bool freq_set;		/* -F given: it needs the sample family */
-	bool budget_set;	/* --event-budget given: it needs --uprobes */
-	enum wl_output wl_output;
-	int extra_signal;	/* one more signal for the hooks (SIGWINCH), 0: none */
-	char **argv;		/* the workload, or NULL */
-	const char *metric;	/* --metric: read the workload's figure from its stdout */
-};
-
-/* The long options every recording command shares (session__parse_opt). */
-enum {
-	SESSION_OPT_ATTACH = 1000,
-	SESSION_OPT_BUCKET,
-	SESSION_OPT_STACK_RATE,
-	SESSION_OPT_STACK_THIN,
-	SESSION_OPT_HOLD,
-	SESSION_OPT_UPROBES,
-	SESSION_OPT_FORCE,
-	SESSION_OPT_EVENT_BUDGET,
-	SESSION_OPT_CGROUP,
-	SESSION_OPT__END,	/* a command's own long options start here */
-};
 
 struct workload {
 	pid_t pid;		/* 0: none */
@@ -169,10 +109,6 @@ struct session {
 
 /* record's defaults: 1 s buckets, locks and samples, 99 Hz. */
 void session__init(struct session *s);
-/* One shared option: 0, -EINVAL after saying what is wrong, -ENOENT when not one of them. */
-int session__parse_opt(struct session_opts *o, int opt, const char *arg);
-/* -a, -p PID or a COMMAND, consistent; 0 or -EINVAL after saying why. */
-int session__check_target(struct session_opts *o);
 /*
  * Attach, start the workload and publish the output. Returns 0, or the
  * exit code after saying why (the workload's exec failure, EXIT_FAIL).
