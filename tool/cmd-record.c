@@ -131,7 +131,7 @@ static int record(struct session *s, bool *failed)
 	session__say_lost(s);
 	session__say_steal(s);
 	session__say_costs(s);
-	return s->wl.pid ? session__exit_code(s) : EXIT_OK;
+	return s->wl.pid ? workload__exit_code(&s->wl) : EXIT_OK;
 }
 
 /* "base.data" -> "base.3.data"; "base" -> "base.3". */

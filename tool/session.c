@@ -39,7 +39,6 @@
 #include "sym/syms.h"
 #include "out/head.h"
 
-#define KILL_GRACE_NS	(3 * NSEC_PER_SEC)
 /*
  * ELF files the symbolizer keeps indexed at once: a PC's lookup may try
  * the file under its name and then the one held open, so two files. The
@@ -54,10 +53,10 @@ void session__init(struct session *s)
 	memset(s, 0, sizeof(*s));
 	s->o = (struct session_opts){ .output = "lockstat.data", .bucket = 1.0, .mode = ATTACH_AUTO,
 		.stack_rate = 250, .stack_thin = 65536, .families = FAMILY_DEFAULT, .sample_freq = 99 };
-	s->fd = s->sigfd = s->pidfd = s->wl_out_fd = -1;
+	s->fd = s->sigfd = s->pidfd = -1;
 	s->out.fd = -1;
 	s->cgroup.fd = -1;
-	s->wl.go_fd = s->wl.err_fd = -1;
+	workload__init(&s->wl);
 	ksyms_init(&s->ks);
 	maps_cache__init(&s->maps, 1024);
 }
@@ -123,143 +122,6 @@ static void note_write_error(struct session *s, int err)
 	if (s->o.output && s->good_len > 0 && !ftruncate(s->fd, s->good_len))
 		lseek(s->fd, s->good_len, SEEK_SET);
 	s->stop = true;
-}
-
-/* --- the workload ------------------------------------------------------ */
-
-static void redirect_streams(enum wl_output out)
-{
-	int null;
-
-	if (out == WL_OUT_STDERR) {
-		dup2(STDERR_FILENO, STDOUT_FILENO);
-		return;
-	}
-	if (out != WL_OUT_NULL || (null = open("/dev/null", O_RDWR)) < 0)
-		return;
-	dup2(null, STDIN_FILENO);
-	dup2(null, STDOUT_FILENO);
-	dup2(null, STDERR_FILENO);
-	if (null > STDERR_FILENO)
-		close(null);
-}
-
-static void child_exec(struct session *s, int go, int errfd, int out)
-{
-	char c;
-	int e;
-
-	sigprocmask(SIG_SETMASK, &s->orig_mask, NULL);
-	signal(SIGPIPE, SIG_DFL);
-	redirect_streams(s->o.wl_output);
-	if (out >= 0)	/* --metric: we read it and pass it on */
-		dup2(out, STDOUT_FILENO);
-	/* Wait until the probes are attached: none of its contention is missed. */
-	if (read(go, &c, 1) != 1)
-		_exit(EXIT_FAIL);
-	execvp(s->o.argv[0], s->o.argv);
-	e = errno;
-	if (write(errfd, &e, sizeof(e)) != sizeof(e))
-		_exit(EXIT_FAIL);
-	_exit(e == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC);
-}
-
-static int workload_fork(struct session *s)
-{
-	int go[2], err[2], out[2] = { -1, -1 };
-	pid_t pid;
-
-	if (pipe2(go, O_CLOEXEC))
-		return -errno;
-	if (pipe2(err, O_CLOEXEC) || (s->has_metric && pipe2(out, O_CLOEXEC))) {
-		close(go[0]);
-		close(go[1]);
-		return -errno;
-	}
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		close(go[1]);
-		close(err[0]);
-		child_exec(s, go[0], err[1], out[1]);
-	}
-	/* Until its exec, the child runs our code: sampled there, it is named. */
-	if (maps_cache__adopt_own(&s->maps, pid))
-		pr_debug("cannot give the workload our mappings until its exec\n");
-	close(go[0]);
-	close(err[1]);
-	if (out[1] >= 0) {
-		close(out[1]);
-		fcntl(out[0], F_SETFL, O_NONBLOCK);
-		s->wl_out_fd = out[0];
-	}
-	s->wl.pid = pid;
-	s->wl.go_fd = go[1];
-	s->wl.err_fd = err[0];
-	return 0;
-}
-
-/* Let the workload exec; returns 0 or the exit code for a failed exec. */
-static int workload_start(struct session *s)
-{
-	ssize_t n;
-	int e = 0;
-
-	if (write(s->wl.go_fd, "g", 1) != 1)
-		e = errno;
-	close(s->wl.go_fd);
-	s->wl.go_fd = -1;
-	n = read(s->wl.err_fd, &e, sizeof(e));
-	close(s->wl.err_fd);
-	s->wl.err_fd = -1;
-	if (n != sizeof(e) && !e)
-		return 0;
-	waitpid(s->wl.pid, NULL, 0);
-	s->wl.pid = 0;
-	pr_err("cannot run '%s': %s\n", s->o.argv[0], strerror(e));
-	return e == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC;
-}
-
-/* Reap without waiting; true once the workload is gone. */
-static bool workload_reap(struct session *s)
-{
-	int status;
-
-	if (!s->wl.pid || s->wl.exited)
-		return true;
-	if (waitpid(s->wl.pid, &status, WNOHANG) != s->wl.pid)
-		return false;
-	s->wl.exited = true;
-	s->wl.status = status;
-	return true;
-}
-
-static void workload_finish(struct session *s)
-{
-	uint64_t deadline = now_ns() + KILL_GRACE_NS;
-
-	if (!s->wl.pid || workload_reap(s)) {
-		s->wl_ended = true;
-		return;
-	}
-	kill(s->wl.pid, SIGTERM);
-	while (!workload_reap(s) && now_ns() < deadline)
-		usleep(10000);
-	if (!s->wl.exited) {
-		kill(s->wl.pid, SIGKILL);
-		waitpid(s->wl.pid, &s->wl.status, 0);
-		s->wl.exited = true;
-	}
-}
-
-int session__exit_code(const struct session *s)
-{
-	if (!s->wl.pid || !s->wl.exited)
-		return EXIT_OK;
-	if (WIFSIGNALED(s->wl.status))
-		return EXIT_SIGNAL_BASE + WTERMSIG(s->wl.status);
-	return WEXITSTATUS(s->wl.status);
 }
 
 /* The lock_names META line: how the recording names locks, static ones last. */
@@ -596,7 +458,7 @@ static void handle_signals(struct session *s)
 
 	while (read(s->sigfd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGCHLD) {
-			if (s->wl.pid && workload_reap(s))
+			if (s->wl.pid && workload__reap(&s->wl))
 				s->stop = true;
 			continue;
 		}
@@ -622,29 +484,10 @@ static int poll_timeout_ms(const struct session *s, uint64_t deadline)
 	return until <= now ? 0 : (int)((until - now + 999999) / 1000000);
 }
 
-/*
- * The workload's output, passed on as it comes and read for --metric;
- * closed at EOF (it exited, or closed its stdout). When our standard
- * output fails (a closed pipe: SIGPIPE is ignored), the metric is still
- * read and the recording goes on.
- */
+/* The workload's output, passed on, and read for --metric. */
 static void pass_output(struct session *s)
 {
-	char buf[4096];
-	ssize_t n;
-
-	while ((n = read(s->wl_out_fd, buf, sizeof(buf))) > 0) {
-		metric__feed(&s->metric, buf, n);
-		if (s->stdout_failed || write(STDOUT_FILENO, buf, n) == n)
-			continue;
-		pr_warn("writing to standard output failed: %s: the workload's output is no longer passed on; --metric still reads it\n",
-			strerror(errno));
-		s->stdout_failed = true;
-	}
-	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
-		close(s->wl_out_fd);
-		s->wl_out_fd = -1;
-	}
+	workload__pass_output(&s->wl, s->has_metric ? &s->metric : NULL);
 }
 
 static void poll_once(struct session *s, uint64_t deadline)
@@ -654,7 +497,7 @@ static void poll_once(struct session *s, uint64_t deadline)
 	struct pollfd pfd[5] = { { s->sigfd, POLLIN, 0 }, { s->pidfd, POLLIN, 0 },
 				 { collector__event_fd(s->col), POLLIN, 0 },
 				 { h && h->on_input ? h->input_fd : -1, POLLIN, 0 },
-				 { s->wl_out_fd, POLLIN, 0 } };
+				 { s->wl.out_fd, POLLIN, 0 } };
 	int n = poll(pfd, 5, poll_timeout_ms(s, deadline));
 
 	if (n <= 0)
@@ -689,7 +532,7 @@ void session__run(struct session *s)
 		}
 		if (deadline && now_ns() >= deadline)
 			s->stop = true;
-		if (s->kill_deadline && now_ns() >= s->kill_deadline && !workload_reap(s)) {
+		if (s->kill_deadline && now_ns() >= s->kill_deadline && !workload__reap(&s->wl)) {
 			pr_warn("workload did not exit after the signal; killing it\n");
 			kill(s->wl.pid, SIGKILL);
 			s->kill_deadline = 0;
@@ -710,45 +553,14 @@ void session__set_bucket(struct session *s, double secs)
 
 /* --- set-up and tear-down ------------------------------------------------ */
 
-static int setup_signals(struct session *s)
+static int start_workload(struct session *s)
 {
-	sigset_t mask;
+	int err = workload__fork(&s->wl, s->o.argv, s->o.wl_output, s->has_metric, &s->orig_mask);
 
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGQUIT);
-	sigaddset(&mask, SIGCHLD);
-	if (s->o.extra_signal)
-		sigaddset(&mask, s->o.extra_signal);
-	if (sigprocmask(SIG_BLOCK, &mask, &s->orig_mask))
-		return -errno;
-	s->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
-	return s->sigfd < 0 ? -errno : 0;
-}
-
-static int open_target_pid(struct session *s)
-{
-	if (kill(s->o.pid, 0) && errno == ESRCH) {
-		pr_err("no process with pid %d\n", s->o.pid);
-		return -ESRCH;
-	}
-	s->pidfd = syscall(SYS_pidfd_open, s->o.pid, 0);
-	if (s->pidfd < 0)
-		pr_info("pidfd_open(%d): %s: will stop on -d or a signal only\n", s->o.pid, strerror(errno));
-	return 0;
-}
-
-static int open_cgroup(struct session *s)
-{
-	char why[PATH_MAX + 128];
-
-	if (cgroup_target__open(&s->cgroup, s->o.cgroup, why, sizeof(why))) {
-		pr_err("--cgroup: %s\n", why);
-		return -EINVAL;
-	}
-	return 0;
+	/* Until its exec, the child runs our code: sampled there, it is named. */
+	if (!err && maps_cache__adopt_own(&s->maps, s->wl.pid))
+		pr_debug("cannot give the workload our mappings until its exec\n");
+	return err;
 }
 
 static int attach_probes(struct session *s)
@@ -961,10 +773,10 @@ void session__finish(struct session *s)
 	int err;
 	uint32_t flags;
 
-	workload_finish(s);
+	s->wl_ended = workload__finish(&s->wl);
 	t = now_ns();
 	sample_steal(s, t);	/* the recording's end: what comes next is lockstat's own */
-	if (s->wl_out_fd >= 0)	/* what it wrote just before it ended */
+	if (s->wl.out_fd >= 0)	/* what it wrote just before it ended */
 		pass_output(s);
 	err = collector__stop(s->col, &snap);
 	if (err)
@@ -982,7 +794,7 @@ void session__finish(struct session *s)
 		write_steal(s);
 	flags = s->signals ? END_F_INTERRUPTED : END_F_CLEAN;
 	if (!s->write_err)
-		note_write_error(s, pwriter__end(s->w, t - s->t0, session__exit_code(s), flags));
+		note_write_error(s, pwriter__end(s->w, t - s->t0, workload__exit_code(&s->wl), flags));
 	if (s->write_err && s->out.published)
 		say_write_error(s);
 	else if (!s->write_err && s->o.output && outfile__commit(&s->out)) {
@@ -1141,14 +953,6 @@ void session__say_costs(const struct session *s)
 	say_own_cpu(s);
 }
 
-static void kill_workload(struct session *s)
-{
-	if (s->wl.pid) {
-		kill(s->wl.pid, SIGKILL);
-		waitpid(s->wl.pid, NULL, 0);
-	}
-}
-
 /* The steal's first reading, at t0; without it the profile says "steal: not recorded". */
 static void start_steal(struct session *s)
 {
@@ -1186,13 +990,13 @@ int session__start(struct session *s)
 	}
 	if (check_bpf_privileges())
 		return EXIT_FAIL;
-	if (s->o.cgroup && open_cgroup(s))
+	if (s->o.cgroup && run_target__open_cgroup(&s->cgroup, s->o.cgroup))
 		return EXIT_FAIL;
-	if (setup_signals(s) || open_output(s))
+	if (run_signals__open(s->o.extra_signal, &s->orig_mask, &s->sigfd) || open_output(s))
 		return EXIT_FAIL;
-	if (s->o.pid && open_target_pid(s))
+	if (s->o.pid && run_target__open_pid(s->o.pid, &s->pidfd))
 		return EXIT_FAIL;
-	if (s->o.argv && (err = workload_fork(s))) {
+	if (s->o.argv && (err = start_workload(s))) {
 		pr_err("cannot start the workload: %s\n", strerror(-err));
 		return EXIT_FAIL;
 	}
@@ -1217,7 +1021,7 @@ int session__start(struct session *s)
 	 * probes loaded: empty it, or the workload's own are lost to it.
 	 */
 	collector__consume(s->col);
-	if (s->wl.pid && (code = workload_start(s)))
+	if (s->wl.pid && (code = workload__start(&s->wl, s->o.argv[0])))
 		return code;	/* unpublished: a profile that was there stays there */
 	/* Under its final name from here on: a SIGKILL leaves it readable. */
 	if (publish_output(s))
@@ -1225,7 +1029,7 @@ int session__start(struct session *s)
 	return 0;
 
 err_kill:
-	kill_workload(s);
+	workload__kill(&s->wl);
 	return EXIT_FAIL;
 }
 
@@ -1248,16 +1052,10 @@ void session__free(struct session *s)
 	if (s->pidfd >= 0)
 		close(s->pidfd);
 	cgroup_target__close(&s->cgroup);
-	if (s->wl.go_fd >= 0)
-		close(s->wl.go_fd);
-	if (s->wl.err_fd >= 0)
-		close(s->wl.err_fd);
-	if (s->wl_out_fd >= 0)
-		close(s->wl_out_fd);
+	workload__free(&s->wl);
 	if (s->has_metric)
 		metric__free(&s->metric);
 	s->has_metric = false;
-	s->wl_out_fd = -1;
 	s->col = NULL;
 	s->w = NULL;
 	s->syms = NULL;

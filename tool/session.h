@@ -20,7 +20,7 @@
 #include "record/cgroup.h"
 #include "record/collector.h"
 #include "record/kfeatures.h"
-#include "metric.h"
+#include "run/metric.h"
 #include "base/outfile.h"
 #include "sym/ksyms.h"
 #include "record/procmaps.h"
@@ -28,17 +28,10 @@
 #include "record/uresolve.h"
 #include "record/steal_read.h"
 #include "run/opts.h"
+#include "run/workload.h"
 
 #define MAX_LOST	32	/* loss counters of the LOST chunk, of every family */
 #define MAX_TABLE_LOST	32	/* columns of the families' NAME.lost tables */
-
-struct workload {
-	pid_t pid;		/* 0: none */
-	int go_fd;		/* write a byte to let it exec */
-	int err_fd;		/* errno of a failed exec, EOF on success */
-	bool exited;
-	int status;		/* from waitpid */
-};
 
 /* What a command adds to the loop (top: keys, redraws); every member optional. */
 struct session_hooks {
@@ -67,8 +60,6 @@ struct session {
 	int fd;			/* out's, or top's memfd */
 	off_t good_len;		/* the file's length after its last whole chunk */
 	struct workload wl;
-	int wl_out_fd;		/* the workload's stdout, read for --metric; -1 */
-	bool stdout_failed;	/* passing it on to ours failed */
 	struct metric metric;
 	bool has_metric;
 	bool wl_ended;		/* the workload ended by itself, before finish */
@@ -130,8 +121,6 @@ void session__finish(struct session *s);
  */
 int session__end_profile(struct session *s);
 int session__begin_profile(struct session *s);
-/* The workload's exit status as lockstat's (128+N when killed by signal N). */
-int session__exit_code(const struct session *s);
 /*
  * What the recording cost: one line per family and the fork follower
  * (kernel.bpf_stats, when measured), and lockstat's own CPU time.

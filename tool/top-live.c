@@ -249,5 +249,5 @@ int top_live(struct top *t, struct session *s)
 	term__end();
 	if (l.err || s->write_err)
 		return EXIT_FAIL;
-	return s->wl_ended ? session__exit_code(s) : EXIT_OK;
+	return s->wl_ended ? workload__exit_code(&s->wl) : EXIT_OK;
 }
