@@ -2,8 +2,8 @@
 /*
  * lockstat record: attach the probes, run the workload, and drain the
  * kernel's aggregates into a profile file once per bucket. The machinery
- * is tool/session.c, shared with top; this file is the command's options
- * and what it says at the end.
+ * is lib/run/, shared with top and serve; this file is the command's
+ * options and what it says at the end.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -16,7 +16,7 @@
 #include "cmds.h"
 #include "base/exitcode.h"
 #include "base/log.h"
-#include "session.h"
+#include "say.h"
 
 enum { OPT_METRIC = SESSION_OPT__END, OPT_REPEAT };
 

@@ -15,7 +15,7 @@
 #include "cmds.h"
 #include "base/exitcode.h"
 #include "base/log.h"
-#include "session.h"
+#include "run/session.h"
 #include "top.h"
 
 enum { OPT_REPLAY = SESSION_OPT__END, OPT_SPEED, OPT_LOCK, OPT_CALLER, OPT_COMM, OPT_FUNC, OPT_FOLLOW };

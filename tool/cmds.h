@@ -36,7 +36,5 @@ void print_run_usage(FILE *f, const char *cmd, const struct run_cmd *c);
 int no_operands(int argc, char **argv);
 /* Check fflush/ferror on stdout at exit, as perf does. */
 int finish_stdout(int status);
-/* Do we hold what loading BPF tracing programs needs? */
-int check_bpf_privileges(void);
 
 #endif

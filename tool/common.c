@@ -9,8 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <poll.h>
-#include <linux/capability.h>
-#include <sys/syscall.h>
 #include "cmds.h"
 #include "base/exitcode.h"
 #include "base/log.h"
@@ -135,30 +133,4 @@ int finish_stdout(int status)
 		return status;
 	pr_err("writing to standard output failed: %s\n", strerror(err));
 	return status ? status : EXIT_FAIL;
-}
-
-static bool has_cap(const struct __user_cap_data_struct *d, int cap)
-{
-	return d[cap / 32].effective & (1u << (cap % 32));
-}
-
-/*
- * Tracing programs need CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN on
- * kernels before 5.8). Saying which one is missing beats libbpf's EPERM.
- */
-int check_bpf_privileges(void)
-{
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct data[2] = { 0 };
-
-	if (syscall(SYS_capget, &hdr, data))
-		return 0;	/* cannot tell: let the kernel decide */
-	if (has_cap(data, CAP_SYS_ADMIN))
-		return 0;
-	if (has_cap(data, CAP_BPF) && has_cap(data, CAP_PERFMON))
-		return 0;
-	pr_err("recording needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN): missing %s; run as root\n",
-	       !has_cap(data, CAP_BPF) && !has_cap(data, CAP_PERFMON) ? "CAP_BPF and CAP_PERFMON" :
-	       !has_cap(data, CAP_BPF) ? "CAP_BPF" : "CAP_PERFMON");
-	return -EPERM;
 }

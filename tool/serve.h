@@ -3,7 +3,7 @@
 #define __LOCKSTAT_SERVE_H
 
 /*
- * lockstat serve: record's session (tool/session.c) that never ends. The
+ * lockstat serve: record's session (lib/run/session.h) that never ends. The
  * session writes its profile to a memfd, as top does; after every bucket
  * serve reads the new bytes back once, appends them to the current
  * segment file and feeds them to an interval model, whose counts become
@@ -23,7 +23,7 @@
 #include "serve/metrics.h"
 #include "serve/segdir.h"
 #include "serve/windows.h"
-#include "session.h"
+#include "run/session.h"
 #include "top.h"
 
 #define SERVE_DEFAULT_DIR	"/var/lib/lockstat"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * top live: the session of record (tool/session.c) with two hooks. After
+ * top live: the session of record (lib/run/session.h) with two hooks. After
  * every bucket, the user PCs seen are symbolized, the chunks the bucket
  * added to the profile are read back into the model, and a snapshot is
  * shown; between buckets, the keys. The bucket is the interval, so each
@@ -18,7 +18,7 @@
 #include <sys/signalfd.h>
 #include "base/exitcode.h"
 #include "base/log.h"
-#include "session.h"
+#include "run/session.h"
 #include "top.h"
 
 struct live {

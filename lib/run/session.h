@@ -3,12 +3,13 @@
 #define __LOCKSTAT_SESSION_H
 
 /*
- * A recording session, shared by record and top: the workload held until
- * the probes are attached, -p PID or -a, the signals (through a
- * signalfd), the collector, the profile writer and the loop that drains
- * the kernel's aggregates into it once per bucket. record writes the
- * profile to a file; top writes it to a file or a memfd and reads it back
- * after every bucket: one data path for recording and watching.
+ * A recording session, shared by record, top and serve: the workload
+ * held until the probes are attached, -p PID or -a, the signals (through
+ * a signalfd), the collector, the profile writer and the loop that
+ * drains the kernel's aggregates into it once per bucket. record writes
+ * the profile to a file; top and serve write it to a file or a memfd
+ * and read it back after every bucket: one data path for recording and
+ * watching.
  */
 #include <limits.h>
 #include <signal.h>
@@ -121,15 +122,6 @@ void session__finish(struct session *s);
  */
 int session__end_profile(struct session *s);
 int session__begin_profile(struct session *s);
-/*
- * What the recording cost: one line per family and the fork follower
- * (kernel.bpf_stats, when measured), and lockstat's own CPU time.
- */
-void session__say_costs(const struct session *s);
-/* A line with every loss counter that is not zero, when one is. */
-void session__say_lost(const struct session *s);
-/* A line with the recording's steal time, as the report's header says it. */
-void session__say_steal(struct session *s);
 /* The steal of every CPU from the start to the last drain: 0, or -ENODATA when not read. */
 int session__steal_ns(struct session *s, uint64_t *ns);
 void session__free(struct session *s);
