@@ -10,7 +10,8 @@
 #   out     the table renderer (text, CSV, JSON), exports: pprof, folded, SVG
 #   run     the recorder of record, top and serve: the workload, the loop
 #           that moves rows from the collector to the writer, the options
-#   serve   lockstat serve: segment directory, metrics, pprof windows, HTTP
+#   serve   lockstat serve: segment directory, metrics, pprof windows, HTTP,
+#           and the recorder that feeds them (on top of run)
 # tool/ may include any of them. Prints each violation; exit 1 if any.
 cd "$(dirname "$0")/.." || exit 1
 declare -A allowed=(
@@ -21,7 +22,7 @@ declare -A allowed=(
 	[view]="base sym format view"
 	[out]="base sym format view out"
 	[run]="base sym format record run"
-	[serve]="base sym format view out serve"
+	[serve]="base sym format record run view out serve"
 )
 bad=0
 for layer in "${!allowed[@]}"; do

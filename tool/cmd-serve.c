@@ -2,7 +2,7 @@
 /*
  * lockstat serve: a recorder that never ends, for machines watched around
  * the clock. Its options, and the order things start and stop in; the
- * parts are in tool/serve.h.
+ * parts are in lib/serve/serve.h.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -16,7 +16,7 @@
 #include "base/exitcode.h"
 #include "base/log.h"
 #include "cmds.h"
-#include "serve.h"
+#include "serve/serve.h"
 
 enum {
 	OPT_MAX_SERIES = SESSION_OPT__END, OPT_LOCK_ADDRESSES, OPT_MAX_STACKS, OPT_MAX_CONNECTIONS,

@@ -162,11 +162,9 @@ static int open_writer(struct session *s)
 	bool lines = !s->o.brief_usyms && !s->o.usyms_no_lines;
 	struct syms_opts so = { .lines = lines, .inlines = lines, .max_files = SYMS_OPEN_FILES };
 	uint8_t id[16];
-	struct timespec ts;
 	int err;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	po.created_ns = ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+	po.created_ns = wall_ns();
 	if (getentropy(id, sizeof(id)))
 		memset(id, 0, sizeof(id));
 	po.recording_id = id;
