@@ -16,9 +16,9 @@
 #include "sym/kmap.h"
 #include "run/session_int.h"
 
-int session_attach_probes(struct session *s)
+static struct collector_opts collector_opts_of(struct session *s)
 {
-	struct collector_opts co = {
+	return (struct collector_opts){
 		.per_task = s->o.per_task,
 		.filter_targets = !s->o.system_wide,
 		.cgroup_fd = s->cgroup.fd,
@@ -36,8 +36,29 @@ int session_attach_probes(struct session *s)
 		.probe_stats = s->o.probe_stats ||
 			       (s->o.families & (FAMILY_FD | FAMILY_PAGECACHE | FAMILY_HOLD)),
 	};
-	char why[600] = "", line[600];
-	int err, i;
+}
+
+/* A family that cannot attach is named; the others go on. */
+static void say_families(const struct session *s)
+{
+	char line[600];
+	int i;
+
+	for (i = 0; i < FAMILY_COUNT; i++) {
+		const struct family_status *st = collector__status(s->col, 1 << i);
+
+		if (st->state == FSTATE_NOT_ATTACHED)
+			pr_warn("%s: %s\n", family_name(1 << i), family_status_line(st, line, sizeof(line)));
+		else if (st->state == FSTATE_ATTACHED)
+			pr_info("%s: %s\n", family_name(1 << i), family_status_line(st, line, sizeof(line)));
+	}
+}
+
+int session_attach_probes(struct session *s)
+{
+	struct collector_opts co = collector_opts_of(s);
+	char why[600] = "";
+	int err;
 
 	features_probe(&s->feat);
 	if (!s->feat.r[FEAT_TP_SCHED].ok && co.filter_targets && !s->o.cgroup)
@@ -51,15 +72,7 @@ int session_attach_probes(struct session *s)
 		pr_warn("cannot follow mappings as they are made (%s): libraries mapped after a process's "
 			"first sample, or by a process gone before a drain, may stay unresolved\n",
 			collector__maptrack_why(s->col));
-	/* A family that cannot attach is named; the others go on. */
-	for (i = 0; i < FAMILY_COUNT; i++) {
-		const struct family_status *st = collector__status(s->col, 1 << i);
-
-		if (st->state == FSTATE_NOT_ATTACHED)
-			pr_warn("%s: %s\n", family_name(1 << i), family_status_line(st, line, sizeof(line)));
-		else if (st->state == FSTATE_ATTACHED)
-			pr_info("%s: %s\n", family_name(1 << i), family_status_line(st, line, sizeof(line)));
-	}
+	say_families(s);
 	if (s->wl.pid)
 		err = collector__add_target(s->col, s->wl.pid);
 	else if (s->o.pid)

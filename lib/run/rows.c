@@ -39,6 +39,17 @@ static void join_argv(char **argv, char *out, size_t len)
 		used += snprintf(out + used, len - used, "%s%s", used ? " " : "", *argv);
 }
 
+/* What the META's target says was recorded. */
+static void target_line(const struct session *s, char *buf, size_t len)
+{
+	if (s->o.pid)
+		snprintf(buf, len, "pid %d", s->o.pid);
+	else if (s->o.cgroup)
+		snprintf(buf, len, "cgroup %s", s->cgroup.path);
+	else
+		snprintf(buf, len, "%s", s->o.system_wide ? "system-wide" : "command");
+}
+
 int session_write_meta(struct session *s)
 {
 	char cpus[16], bucket[32], command[1024], target[PATH_MAX + 16], started[64], rate[24], freq[24], thin[24];
@@ -54,12 +65,7 @@ int session_write_meta(struct session *s)
 	snprintf(cpus, sizeof(cpus), "%ld", sysconf(_SC_NPROCESSORS_ONLN));
 	snprintf(bucket, sizeof(bucket), "%" PRIu64, (uint64_t)(s->o.bucket * NSEC_PER_SEC));
 	join_argv(s->o.argv, command, sizeof(command));
-	if (s->o.pid)
-		snprintf(target, sizeof(target), "pid %d", s->o.pid);
-	else if (s->o.cgroup)
-		snprintf(target, sizeof(target), "cgroup %s", s->cgroup.path);
-	else
-		snprintf(target, sizeof(target), "%s", s->o.system_wide ? "system-wide" : "command");
+	target_line(s, target, sizeof(target));
 	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%S%z", localtime(&t));
 	kv[n++] = (struct kv){ "lockstat_version", LOCKSTAT_VERSION };
 	kv[n++] = (struct kv){ "kernel", u.release };

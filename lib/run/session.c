@@ -298,10 +298,9 @@ static void start_steal(struct session *s)
 		pr_warn("reading steal time from /proc/stat: %s: not recorded\n", strerror(-s->steal_err));
 }
 
-int session__start(struct session *s)
+/* What lockstat's own costs are counted from, and how its heap is kept. */
+static void start_accounting(struct session *s)
 {
-	int err, code;
-
 	s->name = s->o.output ? s->o.output : "the in-memory profile";
 	s->wall_start = now_ns();
 	getrusage(RUSAGE_SELF, &s->ru_start);
@@ -314,15 +313,28 @@ int session__start(struct session *s)
 	 * (record -a under a hackbench loop).
 	 */
 	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
-	if (s->o.metric && s->o.argv) {	/* the regex was checked with the options */
-		char why[160];
+}
 
-		if (metric__init(&s->metric, s->o.metric, why, sizeof(why))) {
-			pr_err("--metric %s\n", why);
-			return EXIT_USAGE;
-		}
-		s->has_metric = true;
+/* The regex was checked with the options: an error here is one of memory. */
+static int start_metric(struct session *s)
+{
+	char why[160];
+
+	if (!s->o.metric || !s->o.argv)
+		return 0;
+	if (metric__init(&s->metric, s->o.metric, why, sizeof(why))) {
+		pr_err("--metric %s\n", why);
+		return EXIT_USAGE;
 	}
+	s->has_metric = true;
+	return 0;
+}
+
+/* The targets, the signals and the output, before any probe: 0 or EXIT_FAIL after saying why. */
+static int open_targets(struct session *s)
+{
+	int err;
+
 	if (check_bpf_privileges())
 		return EXIT_FAIL;
 	if (s->o.cgroup && run_target__open_cgroup(&s->cgroup, s->o.cgroup))
@@ -335,11 +347,12 @@ int session__start(struct session *s)
 		pr_err("cannot start the workload: %s\n", strerror(-err));
 		return EXIT_FAIL;
 	}
-	if (session_attach_probes(s))
-		goto err_kill;
-	session_load_symbols(s);	/* after attaching: our own programs are named too */
-	if (open_writer(s))
-		goto err_kill;
+	return 0;
+}
+
+/* The probes attached and the writer open: t0, and what was there before it. */
+static void start_clock(struct session *s)
+{
 	if (collector__watch_processes(s->col, session_on_new_process, s))
 		pr_warn("cannot watch for new processes: short-lived ones may lose their user symbols\n");
 	s->t0 = s->last_t = now_ns();
@@ -356,6 +369,24 @@ int session__start(struct session *s)
 	 * probes loaded: empty it, or the workload's own are lost to it.
 	 */
 	collector__consume(s->col);
+}
+
+int session__start(struct session *s)
+{
+	int code;
+
+	start_accounting(s);
+	code = start_metric(s);
+	if (!code)
+		code = open_targets(s);
+	if (code)
+		return code;
+	if (session_attach_probes(s))
+		goto err_kill;
+	session_load_symbols(s);	/* after attaching: our own programs are named too */
+	if (open_writer(s))
+		goto err_kill;
+	start_clock(s);
 	if (s->wl.pid && (code = workload__start(&s->wl, s->o.argv[0])))
 		return code;	/* unpublished: a profile that was there stays there */
 	/* Under its final name from here on: a SIGKILL leaves it readable. */
