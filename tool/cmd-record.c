@@ -102,11 +102,11 @@ static void say_summary(const struct session *s)
 
 	if (fstat(s->fd, &st))
 		st.st_size = 0;
-	if (s->ucontended)
-		snprintf(split, sizeof(split), " (%" PRIu64 " kernel, %" PRIu64 " user)", s->contended,
-			 s->ucontended);
+	if (s->counts.ucontended)
+		snprintf(split, sizeof(split), " (%" PRIu64 " kernel, %" PRIu64 " user)", s->counts.contended,
+			 s->counts.ucontended);
 	pr_notice("recorded %.2f s, %" PRIu64 " contended acquisitions%s, %" PRIu64 " samples, wrote %s (%.1f KiB)\n",
-		  (s->last_t - s->t0) / 1e9, s->contended + s->ucontended, split, s->samples, s->o.output,
+		  (s->last_t - s->t0) / 1e9, s->counts.contended + s->counts.ucontended, split, s->counts.samples, s->o.output,
 		  st.st_size / 1024.0);
 }
 

@@ -20,10 +20,10 @@ void session__say_steal(struct session *s)
 	struct steal_summary sum = { .max_iv_cpu = -1 };
 	char line[256];
 
-	if (s->steal_on)
-		steal_tracker__summary(&s->steal, &sum);
+	if (s->steal.on)
+		steal_tracker__summary(&s->steal.tracker, &sum);
 	pr_notice("steal: %s%s%s\n", out_steal_line(&sum, line, sizeof(line)),
-		  s->steal_on ? "" : ": ", s->steal_on ? "" : strerror(-s->steal_err));
+		  s->steal.on ? "" : ": ", s->steal.on ? "" : strerror(-s->steal.err));
 }
 
 /*
@@ -72,20 +72,20 @@ static double tv_s(const struct timeval *tv)
  */
 static void say_own_cpu(const struct session *s)
 {
-	double wall = (now_ns() - s->wall_start) / 1e9, user, sys;
-	uint64_t buckets = s->nbuckets ? s->nbuckets : 1;
+	double wall = (now_ns() - s->self.wall_start) / 1e9, user, sys;
+	uint64_t buckets = s->self.nbuckets ? s->self.nbuckets : 1;
 	struct rusage ru;
 
 	if (getrusage(RUSAGE_SELF, &ru) || wall <= 0)
 		return;
-	user = tv_s(&ru.ru_utime) - tv_s(&s->ru_start.ru_utime);
-	sys = tv_s(&ru.ru_stime) - tv_s(&s->ru_start.ru_stime);
+	user = tv_s(&ru.ru_utime) - tv_s(&s->self.ru_start.ru_utime);
+	sys = tv_s(&ru.ru_stime) - tv_s(&s->self.ru_start.ru_stime);
 	pr_notice("own CPU: %.3f s (user %.3f + sys %.3f) in %.2f s = %.2f %% of one CPU; "
 		  "drains %.2f ms a bucket (%" PRIu64 " buckets, %" PRIu64 " map entries read a bucket), "
 		  "the end %.3f s in %.2f s; peak RSS %.1f MiB\n", user + sys, user, sys, wall,
-		  100 * (user + sys) / wall, s->drain_cpu_ns / 1e6 / buckets, s->nbuckets,
-		  collector__entries_read(s->col) / (buckets + 1), s->finish_cpu_ns / 1e9,
-		  s->finish_ns / 1e9, ru.ru_maxrss / 1024.0);
+		  100 * (user + sys) / wall, s->self.drain_cpu_ns / 1e6 / buckets, s->self.nbuckets,
+		  collector__entries_read(s->col) / (buckets + 1), s->self.finish_cpu_ns / 1e9,
+		  s->self.finish_ns / 1e9, ru.ru_maxrss / 1024.0);
 }
 
 /*
@@ -102,16 +102,16 @@ void session__say_lost(const struct session *s)
 
 	line[0] = '\0';
 	for (i = 0; i < n && len < sizeof(line); i++) {
-		if (lc[i].value == s->lost_base[i])
+		if (lc[i].value == s->lost.base[i])
 			continue;
 		w = snprintf(line + len, sizeof(line) - len, " %s=%" PRIu64, lc[i].name,
-			     lc[i].value - s->lost_base[i]);
+			     lc[i].value - s->lost.base[i]);
 		if (w > 0)
 			len += w;
 	}
 	/* The families' tables of losses, as report --view tables names them. */
-	for (i = 0; i < s->ntable_lost && len < sizeof(line); i++) {
-		const struct table_lost *t = &s->table_lost[i];
+	for (i = 0; i < s->lost.ntables && len < sizeof(line); i++) {
+		const struct table_lost *t = &s->lost.tables[i];
 
 		if (!t->value)
 			continue;

@@ -118,7 +118,7 @@ static void interval(struct live *l)
 	top__interval(l->t, events, pct);
 	show = ms_since(&at);
 	pr_debug("interval: drain %.2f ms, user symbols %.2f ms, read back %llu bytes in %.2f ms, snapshot and show %.2f ms\n",
-		 l->s->drain_ns / 1e6, usyms, (unsigned long long)bytes, read, show);
+		 l->s->self.drain_ns / 1e6, usyms, (unsigned long long)bytes, read, show);
 	if (top__enough(l->t))
 		session__stop(l->s);
 }

@@ -101,11 +101,11 @@ void session_sample_steal(struct session *s, uint64_t now)
 {
 	int err;
 
-	if (!s->steal_on || !(err = steal_tracker__sample(&s->steal, now)))
+	if (!s->steal.on || !(err = steal_tracker__sample(&s->steal.tracker, now)))
 		return;
-	if (!s->steal_err)
+	if (!s->steal.err)
 		pr_warn("reading steal time from /proc/stat: %s: an interval is skipped\n", strerror(-err));
-	s->steal_err = err;
+	s->steal.err = err;
 }
 
 static void write_bucket(struct session *s)
@@ -132,9 +132,9 @@ static void write_bucket(struct session *s)
 	/* Gone before this drain and not in the profile: nothing can refer to them now. */
 	maps_cache__purge(&s->maps, start);
 	symbolize_exited(s, start);
-	s->drain_ns = now_ns() - start;
-	s->drain_cpu_ns += session_cpu_ns() - cpu;
-	s->nbuckets++;
+	s->self.drain_ns = now_ns() - start;
+	s->self.drain_cpu_ns += session_cpu_ns() - cpu;
+	s->self.nbuckets++;
 }
 
 static void on_stop_signal(struct session *s, const struct signalfd_siginfo *si)

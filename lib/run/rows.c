@@ -103,7 +103,7 @@ static int write_lost(struct session *s)
 	size_t i, n = collector__lost(s->col, lc, MAX_LOST);
 
 	for (i = 0; i < n; i++) {
-		snprintf(vals[i], sizeof(vals[i]), "%" PRIu64, lc[i].value - s->lost_base[i]);
+		snprintf(vals[i], sizeof(vals[i]), "%" PRIu64, lc[i].value - s->lost.base[i]);
 		kv[i] = (struct kv){ (char *)lc[i].name, vals[i] };
 	}
 	return pwriter__lost(s->w, kv, n);
@@ -178,15 +178,15 @@ static void add_table_losses(struct session *s, const struct trows *t)
 
 		for (r = 0; r < t->n; r++)
 			sum += t->v[r * t->schema->ncols + c];
-		for (k = 0; k < s->ntable_lost; k++)
-			if (s->table_lost[k].schema == t->schema && s->table_lost[k].col == c)
+		for (k = 0; k < s->lost.ntables; k++)
+			if (s->lost.tables[k].schema == t->schema && s->lost.tables[k].col == c)
 				break;
-		if (k == s->ntable_lost) {
+		if (k == s->lost.ntables) {
 			if (k == MAX_TABLE_LOST)
 				continue;
-			s->table_lost[s->ntable_lost++] = (struct table_lost){ t->schema, c, 0 };
+			s->lost.tables[s->lost.ntables++] = (struct table_lost){ t->schema, c, 0 };
 		}
-		s->table_lost[k].value += sum;
+		s->lost.tables[k].value += sum;
 	}
 }
 
@@ -196,10 +196,10 @@ void session_write_rows(struct session *s, const struct snapshot *snap, uint64_t
 	size_t i;
 
 	for (i = 0; i < snap->ncont; i++)
-		s->contended += snap->cont[i].val.count;
-	s->ucontended += snap->ucontended;
+		s->counts.contended += snap->cont[i].val.count;
+	s->counts.ucontended += snap->ucontended;
 	for (i = 0; i < snap->nsamples; i++)
-		s->samples += snap->samples[i].count;
+		s->counts.samples += snap->samples[i].count;
 	if (collector__status(s->col, FAMILY_LOCKS)->state == FSTATE_ATTACHED)
 		session_note_write(s, pwriter__bucket(s->w, t0, t1, snap->cont, snap->ncont));
 	if (!s->write_err)
@@ -242,9 +242,9 @@ void session_write_steal(struct session *s)
 	struct steal_summary sum;
 	struct steal_meta m;
 
-	if (!s->steal_on)
+	if (!s->steal.on)
 		return;
-	steal_tracker__summary(&s->steal, &sum);
+	steal_tracker__summary(&s->steal.tracker, &sum);
 	session_note_write(s, pwriter__meta(s->w, m.kv, steal_meta_keys(&sum, &m)));
 }
 

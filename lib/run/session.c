@@ -190,9 +190,9 @@ int session__steal_ns(struct session *s, uint64_t *ns)
 {
 	struct steal_summary sum;
 
-	if (!s->steal_on)
+	if (!s->steal.on)
 		return -ENODATA;
-	steal_tracker__summary(&s->steal, &sum);
+	steal_tracker__summary(&s->steal.tracker, &sum);
 	*ns = sum.total_ns;
 	return 0;
 }
@@ -240,8 +240,8 @@ void session__finish(struct session *s)
 		pr_err("%s\n", s->out.why);	/* the fsync: every chunk was written */
 		s->write_err = -EIO;
 	}
-	s->finish_cpu_ns = session_cpu_ns() - cpu;
-	s->finish_ns = now_ns() - wall;
+	s->self.finish_cpu_ns = session_cpu_ns() - cpu;
+	s->self.finish_ns = now_ns() - wall;
 }
 
 /*
@@ -269,8 +269,8 @@ static void note_lost_base(struct session *s)
 	size_t i, n = collector__lost(s->col, lc, MAX_LOST);
 
 	for (i = 0; i < n; i++)
-		s->lost_base[i] = lc[i].value;
-	s->ntable_lost = 0;
+		s->lost.base[i] = lc[i].value;
+	s->lost.ntables = 0;
 }
 
 int session__begin_profile(struct session *s)
@@ -283,27 +283,28 @@ int session__begin_profile(struct session *s)
 	maps_cache__init(&s->maps, 1024);
 	s->t0 = s->last_t;
 	note_lost_base(s);
-	if (s->steal_on)
-		steal_tracker__restart(&s->steal);
+	if (s->steal.on)
+		steal_tracker__restart(&s->steal.tracker);
 	return open_writer(s);
 }
 
 /* The steal's first reading, at t0; without it the profile says "steal: not recorded". */
 static void start_steal(struct session *s)
 {
-	s->steal_err = steal_tracker__init(&s->steal, "/proc/stat", (uint64_t)(s->o.bucket * NSEC_PER_SEC),
-					   s->t0);
-	s->steal_on = !s->steal_err;
-	if (s->steal_err)
-		pr_warn("reading steal time from /proc/stat: %s: not recorded\n", strerror(-s->steal_err));
+	uint64_t bucket_ns = s->o.bucket * NSEC_PER_SEC;
+
+	s->steal.err = steal_tracker__init(&s->steal.tracker, "/proc/stat", bucket_ns, s->t0);
+	s->steal.on = !s->steal.err;
+	if (s->steal.err)
+		pr_warn("reading steal time from /proc/stat: %s: not recorded\n", strerror(-s->steal.err));
 }
 
 /* What lockstat's own costs are counted from, and how its heap is kept. */
 static void start_accounting(struct session *s)
 {
 	s->name = s->o.output ? s->o.output : "the in-memory profile";
-	s->wall_start = now_ns();
-	getrusage(RUSAGE_SELF, &s->ru_start);
+	s->self.wall_start = now_ns();
+	getrusage(RUSAGE_SELF, &s->self.ru_start);
 	/*
 	 * A fixed threshold: blocks of 256 KiB and more (libelf's decompressed
 	 * debug sections, libdw's line programs, the collector's tables) are
@@ -401,9 +402,9 @@ err_kill:
 
 void session__free(struct session *s)
 {
-	if (s->steal_on)
-		steal_tracker__free(&s->steal);
-	s->steal_on = false;
+	if (s->steal.on)
+		steal_tracker__free(&s->steal.tracker);
+	s->steal.on = false;
 	collector__free(s->col);
 	pwriter__free(s->w);
 	syms__free(s->syms);

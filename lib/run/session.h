@@ -43,6 +43,42 @@ struct session_hooks {
 	void *ctx;
 };
 
+/* lockstat's own costs (user + sys CPU time), from session__start() on. */
+struct session_self {
+	uint64_t wall_start;	/* CLOCK_MONOTONIC at session__start() */
+	struct rusage ru_start;
+	uint64_t drain_ns;	/* how long the last bucket took to drain and write */
+	uint64_t drain_cpu_ns;	/* in the buckets' drains and writes */
+	uint64_t nbuckets;
+	uint64_t finish_cpu_ns;	/* in session__finish(): last drain, user symbols */
+	uint64_t finish_ns;	/* session__finish()'s wall time: CPU-starved, it is long */
+};
+
+/* What the drains counted, for record's summary. */
+struct session_counts {
+	uint64_t contended;	/* kernel locks' contended acquisitions */
+	uint64_t ucontended;	/* user locks' (futex waits on a lock, not on an event) */
+	uint64_t samples;
+};
+
+struct session_steal {
+	struct steal_tracker tracker;	/* read at t0, every drain and the end */
+	bool on;		/* steal is read; false: not recorded (err says why) */
+	int err;
+};
+
+/* The losses of the profile being written (serve begins a new one per segment). */
+struct session_losses {
+	uint64_t base[MAX_LOST];	/* the loss counters when this profile began */
+	/* The families' own loss tables (NAME.lost), each column summed over this profile. */
+	struct table_lost {
+		const struct tschema *schema;
+		uint32_t col;
+		uint64_t value;
+	} tables[MAX_TABLE_LOST];
+	size_t ntables;
+};
+
 struct session {
 	struct session_opts o;
 	const char *name;	/* the output, for messages */
@@ -71,32 +107,14 @@ struct session {
 	uint64_t last_t;
 	uint64_t next_t;	/* when the next bucket is drained */
 	uint64_t stats_turn;	/* when kernel.bpf_stats is turned on or off next; 0: never */
-	uint64_t drain_ns;	/* how long the last bucket took to drain and write */
-	/* lockstat's own CPU time (user + sys), from session__start() on */
-	uint64_t wall_start;	/* CLOCK_MONOTONIC at session__start() */
-	struct rusage ru_start;
-	uint64_t drain_cpu_ns;	/* in the buckets' drains and writes */
-	uint64_t nbuckets;
-	uint64_t finish_cpu_ns;	/* in session__finish(): last drain, user symbols */
-	uint64_t finish_ns;	/* session__finish()'s wall time: CPU-starved, it is long */
-	uint64_t contended;	/* kernel locks' contended acquisitions */
-	uint64_t ucontended;	/* user locks' (futex waits on a lock, not on an event) */
-	uint64_t samples;
-	struct steal_tracker steal;	/* read at t0, every drain and the end */
-	bool steal_on;		/* steal is read; false: not recorded (steal_err says why) */
-	int steal_err;
+	struct session_self self;
+	struct session_counts counts;
+	struct session_steal steal;
 	int signals;		/* SIGINT/SIGTERM/SIGHUP received */
 	uint64_t kill_deadline;	/* when a signalled workload gets SIGKILL */
 	bool stop;
 	int write_err;
-	uint64_t lost_base[MAX_LOST];	/* the loss counters when this profile began */
-	/* The families' own loss tables (NAME.lost), each column summed over this profile. */
-	struct table_lost {
-		const struct tschema *schema;
-		uint32_t col;
-		uint64_t value;
-	} table_lost[MAX_TABLE_LOST];
-	size_t ntable_lost;
+	struct session_losses lost;
 };
 
 /* record's defaults: 1 s buckets, locks and samples, 99 Hz. */
