@@ -9,7 +9,8 @@
 #   view    models built from a profile: locks, hits, fd, pagecache, tables, top, diff
 #   out     the table renderer (text, CSV, JSON), exports: pprof, folded, SVG
 #   run     the recorder of record, top and serve: the workload, the loop
-#           that moves rows from the collector to the writer, the options
+#           that moves rows from the collector to the writer, the options;
+#           on record, never on view or out (what it prints is tool/'s)
 #   serve   lockstat serve: segment directory, metrics, pprof windows, HTTP,
 #           and the recorder that feeds them (on top of run)
 # tool/ may include any of them. Prints each violation; exit 1 if any.

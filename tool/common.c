@@ -94,7 +94,7 @@ void print_run_usage(FILE *f, const char *cmd, const struct run_cmd *c)
 	char *text = run_cmd__help(c);
 
 	if (!text) {
-		pr_err("no memory for the help text\n");
+		pr_err("cannot make the help text: %s\n", strerror(ENOMEM));
 		return;
 	}
 	print_usage(f, cmd, text);

@@ -292,7 +292,6 @@ int session__check_target(struct session_opts *o)
 	return 0;
 }
 
-
 /* --- --help and getopt's tables ------------------------------------------- */
 
 static const struct run_opt *find_in(const struct run_opt *t, const char *name, size_t len)
@@ -311,15 +310,14 @@ static const struct run_opt *find_row(const struct run_cmd *c, const char *name,
 	return r ? r : find_in(shared_opts, name, len);
 }
 
-/* The next row's name in c->rows from *pos on; false at the end. */
+/* The next row's name in rows from *pos on; false at the end. */
 static bool next_row(const char *rows, size_t *pos, const char **name, size_t *len)
 {
-	rows += *pos;
-	*pos += strspn(rows, " ");
-	rows += strspn(rows, " ");
-	*len = strcspn(rows, " ");
-	*name = rows;
-	*pos += *len;
+	size_t skip = strspn(rows + *pos, " ");
+
+	*name = rows + *pos + skip;
+	*len = strcspn(*name, " ");
+	*pos += skip + *len;
 	return *len > 0;
 }
 

@@ -83,7 +83,7 @@ struct run_opt {
 	const char *name;	/* --NAME */
 	int id;			/* its letter, or a value above 255 for a long option alone */
 	const char *arg;	/* its value's name in --help; NULL: it takes none */
-	const char *help;	/* record's text; '\n' begins a continuation line */
+	const char *help;	/* --help's text (a shared one's: record's); '\n' continues it */
 	const char *brief;	/* the shorter text of top and serve, which refer to record's; NULL: help */
 	bool verb;		/* help goes after the command's verb ("record", "watch") */
 	int (*parse)(struct session_opts *o, const char *arg);	/* NULL: the command parses it */
