@@ -73,7 +73,7 @@ TOOL_SRCS := $(wildcard tool/*.c)
 LIB_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 TOOL_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(TOOL_SRCS))
 # lib files that need no skeleton and no root: the unit-tested core
-CORE_SRCS := $(filter-out lib/record/collector.c lib/record/collect_%.c lib/record/kfeatures.c lib/record/lockname.c,$(LIB_SRCS))
+CORE_SRCS := $(filter-out lib/run/%.c lib/serve/serve_%.c lib/record/collector.c lib/record/collect_%.c lib/record/kfeatures.c lib/record/lockname.c,$(LIB_SRCS))
 ASAN_CORE_OBJS := $(patsubst %.c,$(OUTPUT)/asan/%.o,$(CORE_SRCS))
 # The whole tool under ASan/UBSan: report, fsck and friends need no root,
 # so the unit tier runs them on the fixtures in tests/data.

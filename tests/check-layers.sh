@@ -8,7 +8,11 @@
 #   record  the collector and the probe families (the only code on BPF maps)
 #   view    models built from a profile: locks, hits, fd, pagecache, tables, top, diff
 #   out     the table renderer (text, CSV, JSON), exports: pprof, folded, SVG
-#   serve   lockstat serve: segment directory, metrics, pprof windows, HTTP
+#   run     the recorder of record, top and serve: the workload, the loop
+#           that moves rows from the collector to the writer, the options;
+#           on record, never on view or out (what it prints is tool/'s)
+#   serve   lockstat serve: segment directory, metrics, pprof windows, HTTP,
+#           and the recorder that feeds them (on top of run)
 # tool/ may include any of them. Prints each violation; exit 1 if any.
 cd "$(dirname "$0")/.." || exit 1
 declare -A allowed=(
@@ -18,7 +22,8 @@ declare -A allowed=(
 	[record]="base sym format record"
 	[view]="base sym format view"
 	[out]="base sym format view out"
-	[serve]="base sym format view out serve"
+	[run]="base sym format record run"
+	[serve]="base sym format record run view out serve"
 )
 bad=0
 for layer in "${!allowed[@]}"; do

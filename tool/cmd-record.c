@@ -2,69 +2,46 @@
 /*
  * lockstat record: attach the probes, run the workload, and drain the
  * kernel's aggregates into a profile file once per bucket. The machinery
- * is tool/session.c, shared with top; this file is the command's options
- * and what it says at the end.
+ * is lib/run/, shared with top and serve; this file is the command's
+ * options and what it says at the end.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <limits.h>
 #include <sys/stat.h>
 #include "cmds.h"
 #include "base/exitcode.h"
 #include "base/log.h"
-#include "session.h"
+#include "say.h"
+
+enum { OPT_METRIC = SESSION_OPT__END, OPT_REPEAT };
+
+static const struct run_opt own_opts[] = {
+	{ "metric", OPT_METRIC, "REGEX", "the workload's own figure: the last stdout line matching\n"
+	  "REGEX, its first group (or first number); NAME=REGEX\nnames it (e.g. --metric 'ops/s=([0-9]+)')" },
+	{ "repeat", OPT_REPEAT, "N", "run the workload N times, one profile per run: FILE's\n"
+	  "name gets .1 ... .N before its .data suffix; a run\n"
+	  "lockstat cannot record, or a signal, ends the series" },
+	{ NULL, 0, NULL, NULL },
+};
+
+static const struct run_cmd record_cmd = {
+	.synopsis = "usage: lockstat record [OPTIONS] [-a | -p PID | [--] COMMAND [ARGS...]]\n",
+	.rows = "output all-cpus pid cgroup duration events hold uprobes event-budget force freq "
+		"per-thread attach bucket stack-rate stack-thin map-entries metric repeat verbose quiet help",
+	.own = own_opts,
+	.verb = "record",
+	.footer = "The workload's exit status becomes lockstat's (128+N when killed by signal N).\n",
+};
 
 static void usage(FILE *f)
 {
-	print_usage(f, "record",
-		"usage: lockstat record [OPTIONS] [-a | -p PID | [--] COMMAND [ARGS...]]\n"
-		"\n"
-		"  -o, --output FILE      profile to write (default lockstat.data); the one it\n"
-		"                         replaces is kept as FILE.old\n"
-		"  -a, --all-cpus         record the whole system (with a COMMAND: while it runs)\n"
-		"  -p, --pid PID          record process PID and the processes it forks\n"
-		"      --cgroup PATH      record the tasks of cgroup v2 PATH and its descendants\n"
-		"  -d, --duration SECS    stop after SECS seconds (at least 0.01)\n"
-		"  -e, --events LIST      probe families: locks, sample, mmap_lock, fd, pagecache,\n"
-		"                         hold, ulocks, uprobes (default locks,sample; mmap_lock\n"
-		"                         comes with locks); -NAME takes one out (alone: out of\n"
-		"                         the default)\n"
-		"      --hold             add hold times of kernel mutexes, rwsems and spinlocks\n"
-		"                         (fentry only: kprobes there are refused; costly: the\n"
-		"                         cost is printed)\n"
-		"      --uprobes          user locks with uprobes on glibc's lock functions: every\n"
-		"                         acquisition and hold (-e ulocks,uprobes; each call traps:\n"
-		"                         the measured cost is printed)\n"
-		"      --event-budget N   uprobe hits per second before they are detached (10000)\n"
-		"      --force            keep uprobes over the budget, or put them on every process\n"
-		"  -F, --freq HZ          samples per second per CPU (default 99)\n"
-		"  -t, --per-thread       aggregate lock waits per task too (pid, tid, comm)\n"
-		"      --attach MODE      auto, tp, tp_btf, tracepoint, fentry or kprobe (default\n"
-		"                         auto); fentry/kprobe choose how fd attaches\n"
-		"      --bucket SECS      drain the kernel maps every SECS (default 1; 0.01 to 3600)\n"
-		"      --stack-rate N     kernel stacks taken per second per CPU (default 250;\n"
-		"                         0: one for every wait); waits are always all counted\n"
-		"      --stack-thin NS    a sampled wait shorter than NS keeps its stack in\n"
-		"                         proportion to its length (default 65536; 0: always)\n"
-		"  -M, --map-entries N    lock rows the kernel holds at once (default 16384;\n"
-		"                         the sampler: 2N rows, N stacks of each kind)\n"
-		"      --metric REGEX     the workload's own figure: the last stdout line matching\n"
-		"                         REGEX, its first group (or first number); NAME=REGEX\n"
-		"                         names it (e.g. --metric 'ops/s=([0-9]+)')\n"
-		"      --repeat N         run the workload N times, one profile per run: FILE's\n"
-		"                         name gets .1 ... .N before its .data suffix; a run\n"
-		"                         lockstat cannot record, or a signal, ends the series\n"
-		"  -v, --verbose          say more (-vvv: libbpf's own messages)\n"
-		"  -q, --quiet            only errors\n"
-		"  -h, --help             this help\n"
-		"\n"
-		"The workload's exit status becomes lockstat's (128+N when killed by signal N).\n");
+	print_run_usage(f, "record", &record_cmd);
 }
-
-enum { OPT_METRIC = SESSION_OPT__END, OPT_REPEAT };
 
 static unsigned long repeat = 1;
 
@@ -94,39 +71,16 @@ static int parse_own(struct session_opts *o, int opt, const char *arg)
 	}
 }
 
-static const struct option long_opts[] = {
-	{ "output", required_argument, NULL, 'o' },
-	{ "all-cpus", no_argument, NULL, 'a' },
-	{ "pid", required_argument, NULL, 'p' },
-	{ "cgroup", required_argument, NULL, SESSION_OPT_CGROUP },
-	{ "duration", required_argument, NULL, 'd' },
-	{ "per-thread", no_argument, NULL, 't' },
-	{ "events", required_argument, NULL, 'e' },
-	{ "freq", required_argument, NULL, 'F' },
-	{ "attach", required_argument, NULL, SESSION_OPT_ATTACH },
-	{ "hold", no_argument, NULL, SESSION_OPT_HOLD },
-	{ "uprobes", no_argument, NULL, SESSION_OPT_UPROBES },
-	{ "event-budget", required_argument, NULL, SESSION_OPT_EVENT_BUDGET },
-	{ "force", no_argument, NULL, SESSION_OPT_FORCE },
-	{ "bucket", required_argument, NULL, SESSION_OPT_BUCKET },
-	{ "stack-rate", required_argument, NULL, SESSION_OPT_STACK_RATE },
-	{ "stack-thin", required_argument, NULL, SESSION_OPT_STACK_THIN },
-	{ "map-entries", required_argument, NULL, 'M' },
-	{ "metric", required_argument, NULL, OPT_METRIC },
-	{ "repeat", required_argument, NULL, OPT_REPEAT },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
 /* Returns 0, 1 for --help, or -EINVAL after saying what is wrong. */
 static int parse_args(struct session_opts *o, int argc, char **argv)
 {
+	struct run_getopt g;
 	int opt;
 
+	if (run_cmd__getopt(&record_cmd, &g))
+		return -EINVAL;
 	optind = 1;
-	while ((opt = opt_next(argc, argv, "+o:ap:d:te:F:M:vqh", long_opts)) != -1) {
+	while ((opt = opt_next(argc, argv, g.shortopts, g.longopts)) != -1) {
 		if (opt == 'h')
 			return 1;
 		if (opt == '?' || parse_own(o, opt, optarg))
@@ -148,11 +102,11 @@ static void say_summary(const struct session *s)
 
 	if (fstat(s->fd, &st))
 		st.st_size = 0;
-	if (s->ucontended)
-		snprintf(split, sizeof(split), " (%" PRIu64 " kernel, %" PRIu64 " user)", s->contended,
-			 s->ucontended);
+	if (s->counts.ucontended)
+		snprintf(split, sizeof(split), " (%" PRIu64 " kernel, %" PRIu64 " user)", s->counts.contended,
+			 s->counts.ucontended);
 	pr_notice("recorded %.2f s, %" PRIu64 " contended acquisitions%s, %" PRIu64 " samples, wrote %s (%.1f KiB)\n",
-		  (s->last_t - s->t0) / 1e9, s->contended + s->ucontended, split, s->samples, s->o.output,
+		  (s->last_t - s->t0) / 1e9, s->counts.contended + s->counts.ucontended, split, s->counts.samples, s->o.output,
 		  st.st_size / 1024.0);
 }
 
@@ -177,7 +131,7 @@ static int record(struct session *s, bool *failed)
 	session__say_lost(s);
 	session__say_steal(s);
 	session__say_costs(s);
-	return s->wl.pid ? session__exit_code(s) : EXIT_OK;
+	return s->wl.pid ? workload__exit_code(&s->wl) : EXIT_OK;
 }
 
 /* "base.data" -> "base.3.data"; "base" -> "base.3". */

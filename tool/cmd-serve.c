@@ -2,7 +2,7 @@
 /*
  * lockstat serve: a recorder that never ends, for machines watched around
  * the clock. Its options, and the order things start and stop in; the
- * parts are in tool/serve.h.
+ * parts are in lib/serve/serve.h.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -16,84 +16,56 @@
 #include "base/exitcode.h"
 #include "base/log.h"
 #include "cmds.h"
-#include "serve.h"
-
-static void usage(FILE *f)
-{
-	print_usage(f, "serve",
-		"usage: lockstat serve [OPTIONS] [-a | -p PID]\n"
-		"\n"
-		"  -D, --dir DIR          segment directory (default " SERVE_DEFAULT_DIR "); one profile\n"
-		"                         per segment, lockstat-YYYYmmddTHHMMSSZ.data (UTC)\n"
-		"  -s, --segment SECS     a new segment every SECS, on the clock (default 600:\n"
-		"                         every ten minutes; 1 to 86400)\n"
-		"  -k, --keep N|SIZE      keep at most N segments (default 144), or SIZE bytes of\n"
-		"                         them with a K, M, G or T suffix (default 1G); give both\n"
-		"                         as two --keep; the oldest go first\n"
-		"  -l, --listen ADDR      HTTP on ADDR (default " SERVE_DEFAULT_LISTEN "); :PORT listens on\n"
-		"                         every address; none: no HTTP\n"
-		"      --max-series N     locks with Prometheus series of their own (default 20);\n"
-		"                         the others' waits go to lock=\"other\"\n"
-		"      --lock-addresses   keep the addresses of unnamed locks in label values\n"
-		"      --max-stacks N     stacks kept per pprof profile (default 10000)\n"
-		"      --max-connections N  HTTP connections at once (default 64)\n"
-		"      --lines            user frames with DWARF file:line and inline frames, as\n"
-		"                         record's (memory grows with the debug info of every\n"
-		"                         binary seen in a segment)\n"
-		"  -a, --all-cpus         record the whole system (the default)\n"
-		"  -p, --pid PID          record process PID and the processes it forks\n"
-		"      --cgroup PATH      record the tasks of cgroup v2 PATH and its descendants\n"
-		"  -e, --events LIST      probe families, as for record (default locks,sample)\n"
-		"  -F, --freq HZ          samples per second per CPU (default 99)\n"
-		"  -t, --per-thread       aggregate lock waits per task too (pid, tid, comm)\n"
-		"      --hold             add hold times of kernel locks (costly, see lockstat-record(1))\n"
-		"      --attach MODE      auto, tp, tp_btf, tracepoint, fentry or kprobe (default auto)\n"
-		"      --bucket SECS      drain the kernel maps every SECS (default 1; 0.01 to 60)\n"
-		"      --stack-rate N     kernel stacks taken per second per CPU (default 250)\n"
-		"      --stack-thin NS    a sampled wait shorter than NS keeps its stack in\n"
-		"                         proportion to its length (default 65536; 0: always)\n"
-		"  -M, --map-entries N    lock rows the kernel holds at once (default 16384;\n"
-		"                         the sampler: 2N rows, N stacks of each kind)\n"
-		"  -v, --verbose          say more\n"
-		"  -q, --quiet            only errors\n"
-		"  -h, --help             this help\n"
-		"\n"
-		"SIGHUP begins a new segment; SIGTERM or SIGINT completes the current one and\n"
-		"exits 0.\n");
-}
+#include "serve/serve.h"
 
 enum {
 	OPT_MAX_SERIES = SESSION_OPT__END, OPT_LOCK_ADDRESSES, OPT_MAX_STACKS, OPT_MAX_CONNECTIONS,
 	OPT_LINES,
 };
 
-static const struct option long_opts[] = {
-	{ "dir", required_argument, NULL, 'D' },
-	{ "segment", required_argument, NULL, 's' },
-	{ "keep", required_argument, NULL, 'k' },
-	{ "listen", required_argument, NULL, 'l' },
-	{ "max-series", required_argument, NULL, OPT_MAX_SERIES },
-	{ "lock-addresses", no_argument, NULL, OPT_LOCK_ADDRESSES },
-	{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
-	{ "max-connections", required_argument, NULL, OPT_MAX_CONNECTIONS },
-	{ "lines", no_argument, NULL, OPT_LINES },
-	{ "all-cpus", no_argument, NULL, 'a' },
-	{ "pid", required_argument, NULL, 'p' },
-	{ "cgroup", required_argument, NULL, SESSION_OPT_CGROUP },
-	{ "events", required_argument, NULL, 'e' },
-	{ "freq", required_argument, NULL, 'F' },
-	{ "per-thread", no_argument, NULL, 't' },
-	{ "hold", no_argument, NULL, SESSION_OPT_HOLD },
-	{ "attach", required_argument, NULL, SESSION_OPT_ATTACH },
-	{ "bucket", required_argument, NULL, SESSION_OPT_BUCKET },
-	{ "stack-rate", required_argument, NULL, SESSION_OPT_STACK_RATE },
-	{ "stack-thin", required_argument, NULL, SESSION_OPT_STACK_THIN },
-	{ "map-entries", required_argument, NULL, 'M' },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+static const struct run_opt own_opts[] = {
+	{ "dir", 'D', "DIR", "segment directory (default " SERVE_DEFAULT_DIR "); one profile\n"
+	  "per segment, lockstat-YYYYmmddTHHMMSSZ.data (UTC)" },
+	{ "segment", 's', "SECS", "a new segment every SECS, on the clock (default 600:\n"
+	  "every ten minutes; 1 to 86400)" },
+	{ "keep", 'k', "N|SIZE", "keep at most N segments (default 144), or SIZE bytes of\n"
+	  "them with a K, M, G or T suffix (default 1G); give both\nas two --keep; the oldest go first" },
+	{ "listen", 'l', "ADDR", "HTTP on ADDR (default " SERVE_DEFAULT_LISTEN "); :PORT listens on\n"
+	  "every address; none: no HTTP" },
+	{ "max-series", OPT_MAX_SERIES, "N", "locks with Prometheus series of their own (default 20);\n"
+	  "the others' waits go to lock=\"other\"" },
+	{ "lock-addresses", OPT_LOCK_ADDRESSES, NULL, "keep the addresses of unnamed locks in label values" },
+	{ "max-stacks", OPT_MAX_STACKS, "N", "stacks kept per pprof profile (default 10000)" },
+	{ "max-connections", OPT_MAX_CONNECTIONS, "N", "HTTP connections at once (default 64)" },
+	{ "lines", OPT_LINES, NULL, "user frames with DWARF file:line and inline frames, as\n"
+	  "record's (memory grows with the debug info of every\nbinary seen in a segment)" },
+	{ NULL, 0, NULL, NULL },
 };
+
+/* serve records the whole system by default, and keeps a bucket short (BUCKET_MAX_SERVE_S). */
+static const struct run_text serve_texts[] = {
+	{ "all-cpus", "record the whole system (the default)" },
+	{ "bucket", "drain the kernel maps every SECS (default 1; 0.01 to 60)" },
+	{ NULL, NULL },
+};
+
+static const struct run_cmd serve_cmd = {
+	.synopsis = "usage: lockstat serve [OPTIONS] [-a | -p PID]\n",
+	.rows = "dir segment keep listen max-series lock-addresses max-stacks max-connections lines "
+		"all-cpus pid cgroup events freq per-thread hold attach bucket stack-rate stack-thin "
+		"map-entries verbose quiet help",
+	.own = own_opts,
+	.texts = serve_texts,
+	.verb = "record",
+	.brief = true,
+	.footer = "SIGHUP begins a new segment; SIGTERM or SIGINT completes the current one and\n"
+		  "exits 0.\n",
+};
+
+static void usage(FILE *f)
+{
+	print_run_usage(f, "serve", &serve_cmd);
+}
 
 #define BUCKET_MAX_SERVE_S	60.0	/* a bucket is what a SIGKILL loses */
 #define MIN_KEEP_BYTES		(64ULL << 10)
@@ -196,10 +168,13 @@ static void serve_init(struct serve *v)
 static int parse_args(struct serve *v, int argc, char **argv)
 {
 	struct session_opts *so = &v->s.o;
+	struct run_getopt g;
 	int opt, err;
 
+	if (run_cmd__getopt(&serve_cmd, &g))
+		return -EINVAL;
 	optind = 1;
-	while ((opt = opt_next(argc, argv, "+D:s:k:l:ap:e:F:tM:vqh", long_opts)) != -1) {
+	while ((opt = opt_next(argc, argv, g.shortopts, g.longopts)) != -1) {
 		if (opt == 'h')
 			return 1;
 		if (opt == '?')

@@ -15,88 +15,56 @@
 #include "cmds.h"
 #include "base/exitcode.h"
 #include "base/log.h"
-#include "session.h"
+#include "run/session.h"
 #include "top.h"
-
-static void usage(FILE *f)
-{
-	print_usage(f, "top",
-		"usage: lockstat top [OPTIONS] [-a | -p PID | [--] COMMAND [ARGS...]]\n"
-		"       lockstat top --replay FILE | --follow DIR [OPTIONS]\n"
-		"\n"
-		"  -a, --all-cpus         watch the whole system (the default without -p or a COMMAND)\n"
-		"  -p, --pid PID          watch process PID and the processes it forks\n"
-		"      --cgroup PATH      watch the tasks of cgroup v2 PATH and its descendants\n"
-		"  -d, --duration SECS    stop after SECS seconds\n"
-		"  -i, --interval SECS    refresh every SECS (default 1; 0.1 to 3600); + and - change it\n"
-		"  -n, --iterations N     stop after N refreshes\n"
-		"  -b, --batch            print text snapshots instead of the full-screen view\n"
-		"  -f, --format FMT       text (default) or json: one JSON object per refresh\n"
-		"                         (JSON Lines; implies --batch)\n"
-		"  -o, --output FILE      also save the session as a profile that report reads (as\n"
-		"                         record -o: the one it replaces is kept as FILE.old)\n"
-		"      --replay FILE      play a recorded profile through the same view (no root; - stdin)\n"
-		"      --speed X          replay at X times the recorded pace (default 1; 0: at once)\n"
-		"      --follow DIR       watch a running lockstat serve through its segment\n"
-		"                         directory, read-only (no root)\n"
-		"  -k, --sort KEY         locks: wait (default), contended, avg, max, total_wait,\n"
-		"                         total_contended, total_avg, total_max, name;\n"
-		"                         functions: hits (default), total_hits, function\n"
-		"  -r, --rows N           --batch: rows per section (default 20 as text, all in JSON)\n"
-		"      --lock GLOB        only locks whose name matches (a word without * matches inside)\n"
-		"      --caller GLOB      only waits from matching callers\n"
-		"      --comm GLOB        only tasks whose command matches\n"
-		"      --func GLOB        only functions whose name matches\n"
-		"  -e, --events LIST      probe families, as for record (default locks,sample)\n"
-		"  -F, --freq HZ          samples per second per CPU (default 99)\n"
-		"      --hold             add hold times of kernel locks (costly, see lockstat-record(1))\n"
-		"      --attach MODE      auto, tp, tp_btf, tracepoint, fentry or kprobe (default auto)\n"
-		"      --stack-rate N     kernel stacks taken per second per CPU (default 250)\n"
-		"      --stack-thin NS    a sampled wait shorter than NS keeps its stack in\n"
-		"                         proportion to its length (default 65536; 0: always)\n"
-		"  -M, --map-entries N    lock rows the kernel holds at once (default 16384;\n"
-		"                         the sampler: 2N rows, N stacks of each kind)\n"
-		"  -v, --verbose          say more\n"
-		"  -q, --quiet            only errors\n"
-		"  -h, --help             this help\n"
-		"\n"
-		"Keys: 1 2 3 views, < > sort, / filter, Enter callers and stacks, space pause,\n"
-		"r reset, + - interval, h help, q quit.\n");
-}
 
 enum { OPT_REPLAY = SESSION_OPT__END, OPT_SPEED, OPT_LOCK, OPT_CALLER, OPT_COMM, OPT_FUNC, OPT_FOLLOW };
 
-static const struct option long_opts[] = {
-	{ "all-cpus", no_argument, NULL, 'a' },
-	{ "pid", required_argument, NULL, 'p' },
-	{ "cgroup", required_argument, NULL, SESSION_OPT_CGROUP },
-	{ "duration", required_argument, NULL, 'd' },
-	{ "interval", required_argument, NULL, 'i' },
-	{ "iterations", required_argument, NULL, 'n' },
-	{ "batch", no_argument, NULL, 'b' },
-	{ "format", required_argument, NULL, 'f' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "replay", required_argument, NULL, OPT_REPLAY },
-	{ "speed", required_argument, NULL, OPT_SPEED },
-	{ "follow", required_argument, NULL, OPT_FOLLOW },
-	{ "sort", required_argument, NULL, 'k' },
-	{ "rows", required_argument, NULL, 'r' },
-	{ "lock", required_argument, NULL, OPT_LOCK },
-	{ "caller", required_argument, NULL, OPT_CALLER },
-	{ "comm", required_argument, NULL, OPT_COMM },
-	{ "func", required_argument, NULL, OPT_FUNC },
-	{ "events", required_argument, NULL, 'e' },
-	{ "freq", required_argument, NULL, 'F' },
-	{ "hold", no_argument, NULL, SESSION_OPT_HOLD },
-	{ "attach", required_argument, NULL, SESSION_OPT_ATTACH },
-	{ "stack-rate", required_argument, NULL, SESSION_OPT_STACK_RATE },
-	{ "stack-thin", required_argument, NULL, SESSION_OPT_STACK_THIN },
-	{ "map-entries", required_argument, NULL, 'M' },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+static const struct run_opt own_opts[] = {
+	{ "interval", 'i', "SECS", "refresh every SECS (default 1; 0.1 to 3600); + and - change it" },
+	{ "iterations", 'n', "N", "stop after N refreshes" },
+	{ "batch", 'b', NULL, "print text snapshots instead of the full-screen view" },
+	{ "format", 'f', "FMT", "text (default) or json: one JSON object per refresh\n(JSON Lines; implies --batch)" },
+	{ "replay", OPT_REPLAY, "FILE", "play a recorded profile through the same view (no root; - stdin)" },
+	{ "speed", OPT_SPEED, "X", "replay at X times the recorded pace (default 1; 0: at once)" },
+	{ "follow", OPT_FOLLOW, "DIR", "watch a running lockstat serve through its segment\n"
+	  "directory, read-only (no root)" },
+	{ "sort", 'k', "KEY", "locks: wait (default), contended, avg, max, total_wait,\n"
+	  "total_contended, total_avg, total_max, name;\nfunctions: hits (default), total_hits, function" },
+	{ "rows", 'r', "N", "--batch: rows per section (default 20 as text, all in JSON)" },
+	{ "lock", OPT_LOCK, "GLOB", "only locks whose name matches (a word without * matches inside)" },
+	{ "caller", OPT_CALLER, "GLOB", "only waits from matching callers" },
+	{ "comm", OPT_COMM, "GLOB", "only tasks whose command matches" },
+	{ "func", OPT_FUNC, "GLOB", "only functions whose name matches" },
+	{ NULL, 0, NULL, NULL },
 };
+
+/* top watches: its default target, and -o a copy of what it shows. */
+static const struct run_text top_texts[] = {
+	{ "all-cpus", "watch the whole system (the default without -p or a COMMAND)" },
+	{ "output", "also save the session as a profile that report reads (as\n"
+	  "record -o: the one it replaces is kept as FILE.old)" },
+	{ NULL, NULL },
+};
+
+static const struct run_cmd top_cmd = {
+	.synopsis = "usage: lockstat top [OPTIONS] [-a | -p PID | [--] COMMAND [ARGS...]]\n"
+		    "       lockstat top --replay FILE | --follow DIR [OPTIONS]\n",
+	.rows = "all-cpus pid cgroup duration interval iterations batch format output replay speed "
+		"follow sort rows lock caller comm func events freq hold attach stack-rate stack-thin "
+		"map-entries verbose quiet help",
+	.own = own_opts,
+	.texts = top_texts,
+	.verb = "watch",
+	.brief = true,
+	.footer = "Keys: 1 2 3 views, < > sort, / filter, Enter callers and stacks, space pause,\n"
+		  "r reset, + - interval, h help, q quit.\n",
+};
+
+static void usage(FILE *f)
+{
+	print_run_usage(f, "top", &top_cmd);
+}
 
 struct top_args {
 	bool rows_set;
@@ -193,10 +161,13 @@ static int check_args(struct top *t, struct session_opts *so, const struct top_a
 static int parse_args(struct top *t, struct session_opts *so, int argc, char **argv)
 {
 	struct top_args a = { 0 };
+	struct run_getopt g;
 	int opt, err;
 
+	if (run_cmd__getopt(&top_cmd, &g))
+		return -EINVAL;
 	optind = 1;
-	while ((opt = opt_next(argc, argv, "+ap:d:i:n:bf:o:k:r:e:F:M:vqh", long_opts)) != -1) {
+	while ((opt = opt_next(argc, argv, g.shortopts, g.longopts)) != -1) {
 		if (opt == 'h')
 			return 1;
 		if (opt == '?')

@@ -3,6 +3,7 @@
 #define __LOCKSTAT_CMDS_H
 
 #include <stdio.h>
+#include "base/optval.h"
 
 /* One function per subcommand, each in tool/cmd-<name>.c. */
 int cmd_record(int argc, char **argv);
@@ -28,21 +29,12 @@ int opt_next(int argc, char **argv, const char *shortopts, const struct option *
  * rest is, so that the one-line error stays in sight.
  */
 void print_usage(FILE *f, const char *cmd, const char *text);
+/* The usage of record, top or serve, made from the recording options' table. */
+struct run_cmd;
+void print_run_usage(FILE *f, const char *cmd, const struct run_cmd *c);
 /* Arguments left after the options are an error (after saying so). */
 int no_operands(int argc, char **argv);
-/*
- * Option values, checked whole and against their range (inclusive); 0 or
- * -EINVAL after a one-line error that gives the range.
- */
-int parse_ulong(const char *opt, const char *s, unsigned long min, unsigned long max, unsigned long *out);
-int parse_double(const char *opt, const char *s, double min, double max, double *out);
-int parse_seconds(const char *opt, const char *s, double min, double max, double *out);
-int parse_path(const char *opt, const char *s, const char **out);
-/* A plain decimal number (no sign, space, hexadecimal, inf or nan): 0 or -EINVAL. */
-int number_parse(const char *s, double *out);
 /* Check fflush/ferror on stdout at exit, as perf does. */
 int finish_stdout(int status);
-/* Do we hold what loading BPF tracing programs needs? */
-int check_bpf_privileges(void);
 
 #endif

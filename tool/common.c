@@ -9,73 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <poll.h>
-#include <linux/capability.h>
-#include <sys/syscall.h>
 #include "cmds.h"
 #include "base/exitcode.h"
 #include "base/log.h"
-
-/* Digits only: strtoul would take " -1" (and "-1") as ULONG_MAX. */
-int parse_ulong(const char *opt, const char *s, unsigned long min, unsigned long max, unsigned long *out)
-{
-	char *end;
-	unsigned long v = 0;
-
-	errno = 0;
-	if (isdigit((unsigned char)s[0]))
-		v = strtoul(s, &end, 10);
-	if (!isdigit((unsigned char)s[0]) || errno || *end || v < min || v > max) {
-		pr_err("%s: '%s' is not a whole number from %lu to %lu\n", opt, s, min, max);
-		return -EINVAL;
-	}
-	*out = v;
-	return 0;
-}
-
-int number_parse(const char *s, double *out)
-{
-	char *end;
-
-	if (!isdigit((unsigned char)s[0]) && !(s[0] == '.' && isdigit((unsigned char)s[1])))
-		return -EINVAL;
-	if (strpbrk(s, "xXpP"))		/* strtod's hexadecimal floats */
-		return -EINVAL;
-	errno = 0;
-	*out = strtod(s, &end);
-	return errno || *end || !isfinite(*out) ? -EINVAL : 0;
-}
-
-static int parse_range(const char *opt, const char *s, double min, double max, const char *what, double *out)
-{
-	double v;
-
-	if (number_parse(s, &v) || v < min || v > max) {
-		pr_err("%s: '%s' is not %s from %g to %g\n", opt, s, what, min, max);
-		return -EINVAL;
-	}
-	*out = v;
-	return 0;
-}
-
-int parse_double(const char *opt, const char *s, double min, double max, double *out)
-{
-	return parse_range(opt, s, min, max, "a number", out);
-}
-
-int parse_seconds(const char *opt, const char *s, double min, double max, double *out)
-{
-	return parse_range(opt, s, min, max, "a number of seconds", out);
-}
-
-int parse_path(const char *opt, const char *s, const char **out)
-{
-	if (!*s) {
-		pr_err("%s: an empty file name\n", opt);
-		return -EINVAL;
-	}
-	*out = s;
-	return 0;
-}
+#include "run/opts.h"
 
 /* getopt's optstring with ':' after any '+': missing values are told apart. */
 static const char *quiet_optstring(const char *shortopts)
@@ -152,6 +89,18 @@ void print_usage(FILE *f, const char *cmd, const char *text)
 	fprintf(f, "%.*s\n('lockstat %s -h' lists the options)\n", (int)(blank - text), text, cmd);
 }
 
+void print_run_usage(FILE *f, const char *cmd, const struct run_cmd *c)
+{
+	char *text = run_cmd__help(c);
+
+	if (!text) {
+		pr_err("cannot make the help text: %s\n", strerror(ENOMEM));
+		return;
+	}
+	print_usage(f, cmd, text);
+	free(text);
+}
+
 int no_operands(int argc, char **argv)
 {
 	if (optind >= argc)
@@ -184,30 +133,4 @@ int finish_stdout(int status)
 		return status;
 	pr_err("writing to standard output failed: %s\n", strerror(err));
 	return status ? status : EXIT_FAIL;
-}
-
-static bool has_cap(const struct __user_cap_data_struct *d, int cap)
-{
-	return d[cap / 32].effective & (1u << (cap % 32));
-}
-
-/*
- * Tracing programs need CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN on
- * kernels before 5.8). Saying which one is missing beats libbpf's EPERM.
- */
-int check_bpf_privileges(void)
-{
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct data[2] = { 0 };
-
-	if (syscall(SYS_capget, &hdr, data))
-		return 0;	/* cannot tell: let the kernel decide */
-	if (has_cap(data, CAP_SYS_ADMIN))
-		return 0;
-	if (has_cap(data, CAP_BPF) && has_cap(data, CAP_PERFMON))
-		return 0;
-	pr_err("recording needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN): missing %s; run as root\n",
-	       !has_cap(data, CAP_BPF) && !has_cap(data, CAP_PERFMON) ? "CAP_BPF and CAP_PERFMON" :
-	       !has_cap(data, CAP_BPF) ? "CAP_BPF" : "CAP_PERFMON");
-	return -EPERM;
 }

@@ -20,7 +20,7 @@
 #include "base/exitcode.h"
 #include "base/log.h"
 #include "serve/segdir.h"
-#include "session.h"
+#include "run/session.h"
 #include "top.h"
 
 struct follow {

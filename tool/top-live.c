@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * top live: the session of record (tool/session.c) with two hooks. After
+ * top live: the session of record (lib/run/session.h) with two hooks. After
  * every bucket, the user PCs seen are symbolized, the chunks the bucket
  * added to the profile are read back into the model, and a snapshot is
  * shown; between buckets, the keys. The bucket is the interval, so each
@@ -18,7 +18,7 @@
 #include <sys/signalfd.h>
 #include "base/exitcode.h"
 #include "base/log.h"
-#include "session.h"
+#include "run/session.h"
 #include "top.h"
 
 struct live {
@@ -118,7 +118,7 @@ static void interval(struct live *l)
 	top__interval(l->t, events, pct);
 	show = ms_since(&at);
 	pr_debug("interval: drain %.2f ms, user symbols %.2f ms, read back %llu bytes in %.2f ms, snapshot and show %.2f ms\n",
-		 l->s->drain_ns / 1e6, usyms, (unsigned long long)bytes, read, show);
+		 l->s->self.drain_ns / 1e6, usyms, (unsigned long long)bytes, read, show);
 	if (top__enough(l->t))
 		session__stop(l->s);
 }
@@ -249,5 +249,5 @@ int top_live(struct top *t, struct session *s)
 	term__end();
 	if (l.err || s->write_err)
 		return EXIT_FAIL;
-	return s->wl_ended ? session__exit_code(s) : EXIT_OK;
+	return s->wl_ended ? workload__exit_code(&s->wl) : EXIT_OK;
 }

@@ -21,7 +21,7 @@
 #include <unistd.h>
 #include "base/exitcode.h"
 #include "base/log.h"
-#include "session.h"
+#include "run/session.h"
 #include "top.h"
 
 struct replay {

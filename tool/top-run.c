@@ -10,7 +10,7 @@
 #include <sys/resource.h>
 #include "base/clock.h"
 #include "out/output.h"
-#include "session.h"
+#include "run/session.h"
 #include "top.h"
 
 static const double ladder[] = { 0.25, 0.5, 1, 2, 3, 5, 10, 15, 30, 60 };

@@ -14,7 +14,7 @@
  *   top-ui.c     curses drawing of a snapshot      top-keys.c  the keys
  *   top-term.c   the terminal: set up, and restored on every exit path
  *   top-batch.c  text and JSON lines output (--batch, --format json)
- *   top-live.c   the live driver (tool/session.c)  top-replay.c  --replay
+ *   top-live.c   the live driver (lib/run/)        top-replay.c  --replay
  *   top-follow.c --follow: the newest segment of a lockstat serve
  *
  * Only top-live.c sees the collector; the drawing code sees snapshots.

@@ -135,7 +135,19 @@ static bool over(size_t count, uint64_t bytes, size_t keep_count, uint64_t keep_
 	return (keep_count && count > keep_count) || (keep_bytes && bytes > keep_bytes);
 }
 
-int segdir_prune(const char *dir, size_t keep_count, uint64_t keep_bytes, const char *current)
+/* The bytes of current in segs (0: not there). */
+static uint64_t bytes_of(const struct segment *segs, size_t n, const char *current)
+{
+	size_t i;
+
+	for (i = 0; current && i < n; i++)
+		if (!strcmp(segs[i].name, current))
+			return segs[i].bytes;
+	return 0;
+}
+
+int segdir_prune(const char *dir, size_t keep_count, uint64_t keep_bytes, const char *current,
+		 struct segdir_left *left)
 {
 	struct segment *segs;
 	uint64_t bytes = 0;
@@ -156,6 +168,8 @@ int segdir_prune(const char *dir, size_t keep_count, uint64_t keep_bytes, const 
 			removed++;
 		}
 	}
+	left->count = n - removed;
+	left->others_bytes = bytes - bytes_of(segs, n, current);
 	free(segs);
 	return err ? err : removed;
 }

@@ -32,13 +32,21 @@ int segdir_name(char *buf, size_t len, time_t t, unsigned int seq);
 int segdir_cmp(const char *a, const char *b);
 /* The segments of dir, oldest first (*out: free()). 0 or -errno. */
 int segdir_list(const char *dir, struct segment **out, size_t *n);
+/* What a prune left in the directory. */
+struct segdir_left {
+	size_t count;		/* segments, current included */
+	uint64_t others_bytes;	/* the bytes of those that are not current */
+};
+
 /*
  * Remove the oldest segments until at most keep_count (0: no limit) remain
  * and they hold at most keep_bytes (0: no limit), never current (a name,
  * or NULL). How many were removed, or -errno of the first removal that
- * failed.
+ * failed; *left is set whenever the directory could be listed, so that
+ * the caller need not list it again.
  */
-int segdir_prune(const char *dir, size_t keep_count, uint64_t keep_bytes, const char *current);
+int segdir_prune(const char *dir, size_t keep_count, uint64_t keep_bytes, const char *current,
+		 struct segdir_left *left);
 /* A free name for a segment begun at t in dir. 0 or -errno. */
 int segdir_new_name(const char *dir, time_t t, char *buf, size_t len);
 

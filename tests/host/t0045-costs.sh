@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# What a recording cost (tool/session.c, session__say_costs): record ends
+# What a recording cost (tool/say.c, session__say_costs): record ends
 # with a "probe cost:" line for every family it ran, with the target
 # filter's fork follower when it follows a workload, and an "own CPU:"
 # line whose user + sys agrees with what bash's `times` counts for the

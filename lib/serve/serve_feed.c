@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * lockstat serve, after every bucket (tool/serve.h): the bytes the
+ * lockstat serve, after every bucket (lib/serve/serve.h): the bytes the
  * session wrote are read back once (and copied to the segment file on
  * the way), the bucket's counts become the Prometheus counters and go
  * into the open pprof windows, and the /metrics page is rendered for the
@@ -15,7 +15,7 @@
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include "base/log.h"
-#include "serve.h"
+#include "serve/serve.h"
 
 int serve__model_reset(struct serve *v)
 {

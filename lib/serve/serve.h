@@ -3,7 +3,7 @@
 #define __LOCKSTAT_SERVE_H
 
 /*
- * lockstat serve: record's session (tool/session.c) that never ends. The
+ * lockstat serve: record's session (lib/run/session.h) that never ends. The
  * session writes its profile to a memfd, as top does; after every bucket
  * serve reads the new bytes back once, appends them to the current
  * segment file and feeds them to an interval model, whose counts become
@@ -11,9 +11,9 @@
  * segment boundary, on SIGHUP, or when a full disk has room again, the
  * profile ends (user symbols, END) and a new one begins in a new file.
  *
- *   cmd-serve.c       options, start and stop
- *   serve-segments.c  the segment files: copy, rotation, ring, full disk
- *   serve-feed.c      each bucket: read back, metrics, windows, /metrics page
+ *   tool/cmd-serve.c  options, start and stop
+ *   serve_segments.c  the segment files: copy, rotation, ring, full disk
+ *   serve_feed.c      each bucket: read back, metrics, windows, /metrics page
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -23,8 +23,8 @@
 #include "serve/metrics.h"
 #include "serve/segdir.h"
 #include "serve/windows.h"
-#include "session.h"
-#include "top.h"
+#include "run/session.h"
+#include "view/top_model.h"
 
 #define SERVE_DEFAULT_DIR	"/var/lib/lockstat"
 #define SERVE_DEFAULT_LISTEN	"127.0.0.1:9747"
@@ -70,8 +70,7 @@ struct serve {
 	uint64_t ring_bytes;	/* of the segments before the current one */
 };
 
-/* serve-segments.c */
-uint64_t wall_ns(void);
+/* serve_segments.c */
 /* The first segment: its file, and the next boundary. 0 or -errno after saying why. */
 int serve__first_segment(struct serve *v);
 /* Copy bytes the session wrote to the current file (the model's tee). */
@@ -81,7 +80,7 @@ void serve__segments(struct serve *v);
 /* The last segment, complete (after session__finish). */
 void serve__last_segment(struct serve *v);
 
-/* serve-feed.c */
+/* serve_feed.c */
 int serve__model_reset(struct serve *v);
 /* Read what the session wrote since the last call into the model (and the file). */
 int serve__read_back(struct serve *v);

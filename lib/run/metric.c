@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include "metric.h"
+#include "run/metric.h"
 
 /* "ops/s=([0-9]+)" -> "ops/s": the literal text a reader recognises. */
 static void name_from_regex(const char *re, char *name, size_t len)

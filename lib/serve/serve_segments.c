@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * lockstat serve's segment files (tool/serve.h): every byte the session
+ * lockstat serve's segment files (lib/serve/serve.h): every byte the session
  * writes is copied to the current segment, a whole bucket's chunks at a
  * time, so a SIGKILL loses at most the bucket being drained. A write
  * error (a full disk) cuts the file back to its last whole chunk, says
@@ -17,15 +17,7 @@
 #include <unistd.h>
 #include <sys/statvfs.h>
 #include "base/log.h"
-#include "serve.h"
-
-uint64_t wall_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
+#include "serve/serve.h"
 
 static uint64_t segment_ns(const struct serve *v)
 {
@@ -132,23 +124,16 @@ static void close_file(struct serve *v)
 /* Oldest first, never the current one; the counts for /metrics. */
 static void keep_ring(struct serve *v)
 {
-	struct segment *segs;
-	size_t n, i;
+	struct segdir_left left = { v->nsegments, v->ring_bytes };
 	int removed = segdir_prune(v->o.dir, v->o.keep_count, v->o.keep_bytes,
-				   v->have_file ? v->name : NULL);
+				   v->have_file ? v->name : NULL, &left);
 
 	if (removed < 0)
 		pr_warn("removing old segments from %s: %s\n", v->o.dir, strerror(-removed));
 	else if (removed)
 		pr_info("removed %d old segment%s\n", removed, removed > 1 ? "s" : "");
-	if (segdir_list(v->o.dir, &segs, &n))
-		return;
-	v->nsegments = n;
-	v->ring_bytes = 0;
-	for (i = 0; i < n; i++)
-		if (!v->have_file || strcmp(segs[i].name, v->name))
-			v->ring_bytes += segs[i].bytes;
-	free(segs);
+	v->nsegments = left.count;
+	v->ring_bytes = left.others_bytes;
 }
 
 /* The segment begins: its file (the header comes with the next read back). */
