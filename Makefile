@@ -40,7 +40,7 @@ SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recove
 CLANG_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 | \
 	sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-unused-parameter \
-	-Ibpf/vmlinux -Ibpf $(CLANG_SYS_INCLUDES)
+	-Ibpf/vmlinux -Ibpf -Ilib $(CLANG_SYS_INCLUDES)
 
 # Every bpf/<name>.bpf.c, with its bpf/<name>.h, becomes <name>.skel.h.
 BPF_FAMILIES := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
@@ -74,7 +74,7 @@ $(OUTPUT)/.deps-ok:
 	$(Q)contrib/check-deps.sh
 	$(Q)mkdir -p $(@D) && touch $@
 
-$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c bpf/%.h bpf/targets.bpf.h bpf/guard.bpf.h bpf/stackhash.bpf.h bpf/sampler.bpf.h bpf/sampler.h bpf/lockname.bpf.h bpf/targets.h bpf/hist.h bpf/vmlinux/vmlinux.h | $(OUTPUT)/.deps-ok
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c bpf/%.h bpf/targets.bpf.h bpf/guard.bpf.h bpf/stackhash.bpf.h bpf/sampler.bpf.h bpf/sampler.h bpf/lockname.bpf.h bpf/targets.h lib/format/consts.h bpf/vmlinux/vmlinux.h | $(OUTPUT)/.deps-ok
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp

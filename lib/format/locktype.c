@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <string.h>
 #include "format/locktype.h"
-#include "contention.h"
-#include "ulocks.h"
+#include "format/consts.h"
 
 static const char *user_type_name(uint32_t kind)
 {

@@ -4,9 +4,8 @@
 
 #include <stdint.h>
 #include <stdbool.h>
-#include "contention.h"
+#include "format/consts.h"
 #include "format/ctable.h"
-#include "sample.h"
 #include "base/htab.h"
 #include "sym/ksyms.h"
 #include "format/store.h"

@@ -11,7 +11,7 @@
 #include "base/buf.h"
 #include "record/collector_int.h"
 #include "record/contval.h"
-#include "hist.h"
+#include "format/consts.h"
 #include "base/log.h"
 #include "record/lockname.h"
 #include "contention.skel.h"

@@ -17,7 +17,7 @@
 #include <bpf/libbpf.h>
 #include "base/buf.h"
 #include "record/collector_int.h"
-#include "hist.h"
+#include "format/consts.h"
 #include "base/log.h"
 #include "sym/syms.h"
 #include "record/ulock_names.h"

@@ -14,7 +14,7 @@
 #include "base/nsfmt.h"
 #include "format/ctable.h"
 #include "format/locktype.h"
-#include "hist.h"
+#include "format/consts.h"
 #include "view/invariants.h"
 #include "view/stats.h"
 #include "view/view_fd.h"
