@@ -17,9 +17,10 @@
 #include "base/log.h"
 #include "session.h"
 
+/* -e's lines come from the family table (lib/format/families.h). */
 static void usage(FILE *f)
 {
-	print_usage(f, "record",
+	static const char head[] =
 		"usage: lockstat record [OPTIONS] [-a | -p PID | [--] COMMAND [ARGS...]]\n"
 		"\n"
 		"  -o, --output FILE      profile to write (default lockstat.data); the one it\n"
@@ -27,11 +28,8 @@ static void usage(FILE *f)
 		"  -a, --all-cpus         record the whole system (with a COMMAND: while it runs)\n"
 		"  -p, --pid PID          record process PID and the processes it forks\n"
 		"      --cgroup PATH      record the tasks of cgroup v2 PATH and its descendants\n"
-		"  -d, --duration SECS    stop after SECS seconds (at least 0.01)\n"
-		"  -e, --events LIST      probe families: locks, sample, mmap_lock, fd, pagecache,\n"
-		"                         hold, ulocks, uprobes (default locks,sample; mmap_lock\n"
-		"                         comes with locks); -NAME takes one out (alone: out of\n"
-		"                         the default)\n"
+		"  -d, --duration SECS    stop after SECS seconds (at least 0.01)\n";
+	static const char tail[] =
 		"      --hold             add hold times of kernel mutexes, rwsems and spinlocks\n"
 		"                         (fentry only: kprobes there are refused; costly: the\n"
 		"                         cost is printed)\n"
@@ -61,7 +59,11 @@ static void usage(FILE *f)
 		"  -q, --quiet            only errors\n"
 		"  -h, --help             this help\n"
 		"\n"
-		"The workload's exit status becomes lockstat's (128+N when killed by signal N).\n");
+		"The workload's exit status becomes lockstat's (128+N when killed by signal N).\n";
+	char text[sizeof(head) + sizeof(tail) + 1024];
+
+	snprintf(text, sizeof(text), "%s  -e, --events LIST      %s\n%s", head, family_events_help(25, 81), tail);
+	print_usage(f, "record", text);
 }
 
 enum { OPT_METRIC = SESSION_OPT__END, OPT_REPEAT };

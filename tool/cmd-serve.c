@@ -20,7 +20,9 @@
 
 static void usage(FILE *f)
 {
-	print_usage(f, "serve",
+	char text[8192];
+
+	snprintf(text, sizeof(text),
 		"usage: lockstat serve [OPTIONS] [-a | -p PID]\n"
 		"\n"
 		"  -D, --dir DIR          segment directory (default " SERVE_DEFAULT_DIR "); one profile\n"
@@ -43,7 +45,7 @@ static void usage(FILE *f)
 		"  -a, --all-cpus         record the whole system (the default)\n"
 		"  -p, --pid PID          record process PID and the processes it forks\n"
 		"      --cgroup PATH      record the tasks of cgroup v2 PATH and its descendants\n"
-		"  -e, --events LIST      probe families, as for record (default locks,sample)\n"
+		"  -e, --events LIST      probe families, as for record (default %s)\n"
 		"  -F, --freq HZ          samples per second per CPU (default 99)\n"
 		"  -t, --per-thread       aggregate lock waits per task too (pid, tid, comm)\n"
 		"      --hold             add hold times of kernel locks (costly, see lockstat-record(1))\n"
@@ -59,7 +61,9 @@ static void usage(FILE *f)
 		"  -h, --help             this help\n"
 		"\n"
 		"SIGHUP begins a new segment; SIGTERM or SIGINT completes the current one and\n"
-		"exits 0.\n");
+		"exits 0.\n",
+		 family_default_names());
+	print_usage(f, "serve", text);
 }
 
 enum {

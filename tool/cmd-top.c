@@ -20,7 +20,9 @@
 
 static void usage(FILE *f)
 {
-	print_usage(f, "top",
+	char text[8192];
+
+	snprintf(text, sizeof(text),
 		"usage: lockstat top [OPTIONS] [-a | -p PID | [--] COMMAND [ARGS...]]\n"
 		"       lockstat top --replay FILE | --follow DIR [OPTIONS]\n"
 		"\n"
@@ -47,7 +49,7 @@ static void usage(FILE *f)
 		"      --caller GLOB      only waits from matching callers\n"
 		"      --comm GLOB        only tasks whose command matches\n"
 		"      --func GLOB        only functions whose name matches\n"
-		"  -e, --events LIST      probe families, as for record (default locks,sample)\n"
+		"  -e, --events LIST      probe families, as for record (default %s)\n"
 		"  -F, --freq HZ          samples per second per CPU (default 99)\n"
 		"      --hold             add hold times of kernel locks (costly, see lockstat-record(1))\n"
 		"      --attach MODE      auto, tp, tp_btf, tracepoint, fentry or kprobe (default auto)\n"
@@ -61,7 +63,9 @@ static void usage(FILE *f)
 		"  -h, --help             this help\n"
 		"\n"
 		"Keys: 1 2 3 views, < > sort, / filter, Enter callers and stacks, space pause,\n"
-		"r reset, + - interval, h help, q quit.\n");
+		"r reset, + - interval, h help, q quit.\n",
+		 family_default_names());
+	print_usage(f, "top", text);
 }
 
 enum { OPT_REPLAY = SESSION_OPT__END, OPT_SPEED, OPT_LOCK, OPT_CALLER, OPT_COMM, OPT_FUNC, OPT_FOLLOW };

@@ -579,11 +579,10 @@ static void on_new_process(void *ctx, uint32_t tgid)
 /* A loss table's columns (NAME.lost: every column a loss counter) added up, for the lost: line. */
 static void add_table_losses(struct session *s, const struct trows *t)
 {
-	const char *name = t->schema->name;
-	size_t len = strlen(name), r, k;
+	size_t r, k;
 	uint32_t c;
 
-	if (len < 5 || strcmp(name + len - 5, ".lost"))
+	if (!ls_table_is_lost(t->schema))
 		return;
 	for (c = 0; c < t->schema->ncols; c++) {
 		uint64_t sum = 0;
@@ -940,8 +939,7 @@ static int attach_probes(struct session *s)
 		.force = s->o.force,
 		.maps = &s->maps,
 		/* The opt-in families are the costly ones: say what they cost. */
-		.probe_stats = s->o.probe_stats ||
-			       (s->o.families & (FAMILY_FD | FAMILY_PAGECACHE | FAMILY_HOLD)),
+		.probe_stats = s->o.probe_stats || (s->o.families & FAMILY_OPTIN),
 	};
 	char why[600] = "", line[600];
 	int err, i;

@@ -658,8 +658,6 @@ static const struct bpf_object *locks_object(const void *priv)
 }
 
 const struct family_ops locks_family = {
-	.name = "locks",
-	.what = "kernel lock waits: lock:contention_begin/end",
 	.choose_mode = locks_choose_mode,
 	.open = locks_open,
 	.drain = locks_drain,
