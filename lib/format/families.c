@@ -198,6 +198,11 @@ const struct tschema *ls_schema(enum ls_table id)
 	return &schemas[id];
 }
 
+const char *ls_col_name(enum ls_table id, unsigned int col)
+{
+	return schemas[id].cols[col].name;
+}
+
 int ls_table_of(const char *name)
 {
 	int i;

@@ -213,6 +213,8 @@ LOCKSTAT_TABLES(TABLE_COL_ENUM)
 const struct tschema *ls_schema(enum ls_table id);
 /* The table whose name is name, or -1: a table of this lockstat's families. */
 int ls_table_of(const char *name);
+/* A column's name, for code that reads whichever table has such a column. */
+const char *ls_col_name(enum ls_table id, unsigned int col);
 /* A loss table (NAME.lost): every column a loss counter. */
 bool ls_table_is_lost(const struct tschema *s);
 
