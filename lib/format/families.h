@@ -42,8 +42,7 @@ enum family_flag {
 	  "acquisitions and hold times, from the lock and unlock functions (record --hold)") \
 	F(ULOCKS, ulocks, FAM_TABLES,							\
 	  "user-space lock waits from the futex syscalls (record -e ulocks)")		\
-	F(UPROBES, uprobes, 0,			/* its tables are ulocks' */		\
-							\
+	F(UPROBES, uprobes, 0,		/* its tables are ulocks' */			\
 	  "acquisitions and holds of user locks, from uprobes on glibc's lock functions " \
 	  "(record --uprobes; about 20 us a hit)")
 
