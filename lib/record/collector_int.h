@@ -15,8 +15,8 @@ struct maptrack;
 struct targets_bpf;
 
 /*
- * One probe family: what the collector knows of it (its name and help:
- * lib/format/families.h). Every member but
+ * One probe family: what the collector knows of it (its name, flags and
+ * help are the family table's, lib/format/families.h). Every member but
  * lost_names/lost is required. priv is the family's own state, NULL
  * until open() sets it (open may set it and still fail: free() follows).
  */
