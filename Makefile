@@ -61,7 +61,7 @@ mkdirs = mkdir -p $(@D) $(dir $(call depfile,$@))
 CLANG_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 | \
 	sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-unused-parameter \
-	-Ibpf/vmlinux -Ibpf $(CLANG_SYS_INCLUDES)
+	-Ibpf/vmlinux -Ibpf -Ilib $(CLANG_SYS_INCLUDES)
 
 # Every bpf/<name>.bpf.c becomes <name>.skel.h.
 BPF_FAMILIES := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))

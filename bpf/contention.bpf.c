@@ -25,7 +25,7 @@
 #include "contention.h"
 #include "targets.bpf.h"
 #include "guard.bpf.h"
-#include "hist.h"
+#include "format/consts.h"
 #include "lockname.bpf.h"
 #include "sampler.bpf.h"
 #include "stackhash.bpf.h"

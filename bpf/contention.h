@@ -5,6 +5,7 @@
 #ifndef __VMLINUX_H__
 #include <linux/types.h>
 #endif
+#include "format/consts.h"
 #include "sampler.h"
 
 /*
@@ -13,40 +14,17 @@
  * no bool, explicit padding, sizes asserted in lib/record/collect_locks.c.
  */
 
-#define LS_STACK_DEPTH		32	/* kernel frames kept per stack */
-#define LS_HIST_SLOTS		40	/* log2(ns) buckets: slot i holds [2^i, 2^(i+1)) ns */
 #define LS_PENDING_SPIN_DEPTH	4	/* nested spinning waits per CPU (task + irq + nmi) */
 #define LS_PENDING_TASK_DEPTH	2	/* nested waits per task (PREEMPT_RT's rwbase and its rt_mutex) */
-#define LS_COMM_LEN		16
-
-/* lock:contention_begin flags, include/trace/events/lock.h */
-#define LCB_F_SPIN	(1U << 0)
-#define LCB_F_READ	(1U << 1)
-#define LCB_F_WRITE	(1U << 2)
-#define LCB_F_RT	(1U << 3)
-#define LCB_F_PERCPU	(1U << 4)
-#define LCB_F_MUTEX	(1U << 5)
-
-/* Locks that BPF recognises as a field of the current task's objects. */
-enum lock_class {
-	LOCK_CLASS_NONE = 0,		/* name it from kallsyms or the caller */
-	LOCK_CLASS_FILES_FILE_LOCK,	/* current->files->file_lock */
-	LOCK_CLASS_MM_MMAP_LOCK,	/* current->mm->mmap_lock */
-	LOCK_CLASS_SIGHAND_SIGLOCK,	/* current->sighand->siglock */
-	LOCK_CLASS_RQ_LOCK,		/* some CPU's rq->__lock (named in user space) */
-	LOCK_CLASS__COUNT,
-};
 
 /*
  * The stack of a row: a key of the stacks map (a hash of the frames, its
  * top bit set), or one of these. In the profile, rows carry the file's
- * stack ids instead, with these two negative values.
+ * stack ids instead, with LS_STACK_FAILED and LS_STACK_UNSAMPLED.
  */
 #define LS_STACK_NONE		0ULL	/* not sampled: counted in the lock's totals only */
 #define LS_STACK_ERR		1ULL	/* sampled, but the stack could not be taken */
 #define LS_STACK_AT_END		2ULL	/* sampled, its stack still to take: a wait in progress only */
-#define LS_STACK_FAILED		(-1)	/* file id: sampled, the stack lost */
-#define LS_STACK_UNSAMPLED	(-2)	/* file id: not sampled */
 
 /*
  * A row's key, looked up in contention_end while the waiter holds the
@@ -140,15 +118,7 @@ struct cont_comm {
 	__u32 __pad;
 };
 
-struct cont_val {
-	__u64 count;
-	__u64 total_ns;
-	__u64 min_ns;
-	__u64 max_ns;
-	__u64 sumsq_lo;		/* sum of the squared waits (shift > 0 only), 128 bits */
-	__u64 sumsq_hi;
-	__u32 hist[LS_HIST_SLOTS];
-};
+/* struct cont_val, a row's value: format/consts.h (the writer takes it as is). */
 
 /* A stack in the stacks map: frames innermost first. */
 struct cont_stack {

@@ -2,19 +2,17 @@
 #ifndef __LOCKSTAT_HOLD_H
 #define __LOCKSTAT_HOLD_H
 
+#include "format/consts.h"
+
 /*
  * Hold times of kernel spinlocks, mutexes and rw_semaphores from the lock
  * functions themselves (fexit/fentry; never kprobes): every
  * acquisition, not only the contended ones, as lockmeter counted them.
  * Shared by bpf/hold.bpf.c and lib/record/collect_hold.c; only __u32/__u64.
  */
-#define HOLD_STACK_DEPTH	8	/* = TSTACK_DEPTH */
+#define HOLD_STACK_DEPTH	TSTACK_DEPTH
 
-/* Row kinds: the "kind" column of the hold table. */
-#define HOLD_SPIN		1
-#define HOLD_MUTEX		2
-#define HOLD_RWSEM_READ		3
-#define HOLD_RWSEM_WRITE	4
+/* Row kinds (HOLD_SPIN ...): format/consts.h. */
 
 /* What a lock function's return value says about the acquisition. */
 #define HOLD_RET_VOID		0	/* returns when it has the lock */

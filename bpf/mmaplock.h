@@ -5,6 +5,7 @@
 #ifndef __VMLINUX_H__
 #include <linux/types.h>
 #endif
+#include "format/consts.h"
 
 /*
  * mmap_lock waits and holds from the mmap_lock tracepoints: start_locking
@@ -13,9 +14,7 @@
  * the acquisition one. Shared by bpf/mmaplock.bpf.c and
  * lib/record/collect_mmaplock.c; only __u32/__u64.
  */
-#define LS_MMAP_STACK_DEPTH	8	/* = TSTACK_DEPTH */
-
-#define LS_MMAP_UNSAMPLED	0xffff	/* mmap_key.shift: no stack was taken */
+#define LS_MMAP_STACK_DEPTH	TSTACK_DEPTH
 
 struct mmap_key {
 	__u64 lock_addr;	/* &mm->mmap_lock: joins the contention rows */

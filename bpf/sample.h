@@ -5,6 +5,7 @@
 #ifndef __VMLINUX_H__
 #include <linux/types.h>
 #endif
+#include "format/consts.h"
 
 /*
  * The sampling profiler: a perf_event program on every CPU counts
@@ -13,8 +14,6 @@
  * locks family's are: two stacks never compete for one id, and a stack
  * removed from its map comes back under the same key.
  */
-#define LS_SAMPLE_KSTACK_DEPTH	64
-#define LS_SAMPLE_USTACK_DEPTH	64
 #define LS_SAMPLE_STACK_DEPTH	64	/* the larger of the two: the maps' value */
 #define LS_SAMPLE_NO_STACK	0ULL	/* a key's stack: none (user mode, kernel thread) or lost */
 

@@ -13,7 +13,7 @@
  * The caller sets s->last_ns to the event's clock before sample_shift().
  */
 #include "sampler.h"
-#include "hist.h"
+#include "format/consts.h"
 
 const volatile __u32 stack_rate;	/* stacks a second per CPU; 0: one for every event */
 const volatile __u64 window_ns;		/* the sampler's window */

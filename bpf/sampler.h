@@ -5,6 +5,7 @@
 #ifndef __VMLINUX_H__
 #include <linux/types.h>
 #endif
+#include "format/consts.h"
 
 /*
  * The kernel stack sampler's per-CPU state (bpf/sampler.bpf.h), one map
@@ -12,7 +13,6 @@
  * contention waits and the mmap_lock acquisitions): one --stack-rate
  * budget per CPU for them all. Only __u8 to __u64, explicit padding.
  */
-#define LS_MAX_SHIFT		30	/* the lowest sampling probability: 2^-30 */
 #define LS_SAMPLER_SLOTS	256	/* locks hashed into strata, each with its own p */
 #define LS_SAMPLED_LOCKS	1024	/* per CPU, locks remembered as having had their free stack */
 

@@ -36,7 +36,7 @@
 #include <bpf/bpf_tracing.h>
 #include "ulocks.h"
 #include "targets.bpf.h"
-#include "hist.h"
+#include "format/consts.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

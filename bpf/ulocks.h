@@ -5,6 +5,7 @@
 #ifndef __VMLINUX_H__
 #include <linux/types.h>
 #endif
+#include "format/consts.h"
 
 /*
  * User-space locks, for any process and without LD_PRELOAD: waits from
@@ -13,22 +14,8 @@
  * times from uprobes on glibc's lock functions. Shared by
  * bpf/ulocks.bpf.c and lib/record/collect_ulocks.c; only __u32/__u64.
  */
-#define LS_ULOCK_STACK_DEPTH	16	/* = TUSTACK_DEPTH */
-#define LS_ULOCK_HIST_SLOTS	40	/* = LS_HIST_SLOTS: log2(ns) */
-
-/*
- * The "kind" column. Mutex-style locks first; COND and FUTEX are waits
- * for an event, not for a lock, and stay out of the lock table unless
- * asked for by type (lockstat-report(1)).
- */
-#define ULK_MUTEX	1	/* FUTEX_WAIT with val 2: glibc's lll_lock protocol */
-#define ULK_MUTEX_PI	2	/* FUTEX_LOCK_PI: owner TID in the lock word */
-#define ULK_RWLOCK_R	3	/* uprobes only: glibc's rwlock futexes are not told apart */
-#define ULK_RWLOCK_W	4
-#define ULK_SPIN	5	/* uprobes only: spins in user space, never sleeps */
-#define ULK_COND	6	/* FUTEX_WAIT_BITSET on a pthread_cond_t's __g_signals */
-#define ULK_FUTEX	7	/* any other futex wait: semaphores, joins, barriers, rwlocks */
-#define ULK__COUNT	8
+#define LS_ULOCK_STACK_DEPTH	TUSTACK_DEPTH
+#define LS_ULOCK_HIST_SLOTS	LS_HIST_SLOTS
 
 /*
  * A thread: the contended acquisition it is in and its futex wait so far

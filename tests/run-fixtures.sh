@@ -268,6 +268,9 @@ check "diff: CSV's columns are JSON's, locks and hits" diff_same_ok
 check "diff: hotspots against fdstorm has new and gone functions, constant CSV columns" diff_new_gone_ok
 check "diff: every bad option value is a usage error (exit 2)" diff_usage_ok
 check "lib/ layers: each folder includes only the layers below it" "$dir/check-layers.sh"
+check "lib/ layers: the check fails on a violation (self-test)" "$dir/check-layers.sh" --self-test
+check "man pages: their family lists are the family table's" "$dir/check-families.sh"
+check "man pages: the family check fails on a family without man text (self-test)" "$dir/check-families.sh" --self-test
 if command -v tmux >/dev/null 2>&1; then
 	check "fdstorm.data: top's full-screen view replays, takes every key, quits clean" top_view_ok
 else

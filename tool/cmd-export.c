@@ -234,7 +234,7 @@ static int check_profile(struct export_cmd *c)
 		o->value = EXPORT_VALUE_WAIT;
 	/* User locks always carry their process. */
 	if (o->what == EXPORT_LOCKS && (o->filter.pid >= 0 || o->filter.comm) &&
-	    (!per_task || strcmp(per_task, "1")) && !profile__table(c->p, "ulocks")) {
+	    (!per_task || strcmp(per_task, "1")) && !profile__ltable(c->p, TBL_ULOCKS)) {
 		pr_err("--pid and --comm need a profile recorded with -t (per task) or -e ulocks to filter locks\n");
 		return -EINVAL;
 	}

@@ -38,6 +38,7 @@ static const struct run_cmd record_cmd = {
 	.footer = "The workload's exit status becomes lockstat's (128+N when killed by signal N).\n",
 };
 
+/* -e's lines come from the family table (lib/format/families.h). */
 static void usage(FILE *f)
 {
 	print_run_usage(f, "record", &record_cmd);

@@ -284,7 +284,7 @@ static int load(struct report *r)
 		return 0;
 	/* User locks always carry their process. */
 	if ((r->o.filter.pid >= 0 || r->o.filter.comm) && (!per_task || strcmp(per_task, "1")) &&
-	    !profile__table(r->p, "ulocks")) {
+	    !profile__ltable(r->p, TBL_ULOCKS)) {
 		pr_err("--pid and --comm need a profile recorded with -t (per task) or -e ulocks\n");
 		return -EINVAL;
 	}

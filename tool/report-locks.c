@@ -465,11 +465,11 @@ static void print_hold_note(const struct report *r)
 	struct family_status hold, up;
 	char hl[600], ul[600], ml[600];
 
-	family_meta_read(r->p, "hold", &hold);
-	family_meta_read(r->p, "uprobes", &up);
+	family_meta_read(r->p, family_name(FAMILY_HOLD), &hold);
+	family_meta_read(r->p, family_name(FAMILY_UPROBES), &up);
 	family_status_line(&hold, hl, sizeof(hl));
 	family_status_line(&up, ul, sizeof(ul));
-	out_family_line(r->p, "mmap_lock", ml, sizeof(ml));
+	out_family_line(r->p, family_name(FAMILY_MMAP_LOCK), ml, sizeof(ml));
 	if (r->view.has_hold)
 		printf("# hold columns: mmap_lock from its tracepoints (%s); other locks: hold=%s%s%s%s\n#\n",
 		       ml, hl, hold.state == FSTATE_ATTACHED ? "" : " (\"-\": not measured; record --hold)",

@@ -181,7 +181,7 @@ static void cols_of(const int *ids, size_t n, struct out_col *out)
 /* pagecache.lost as "name=value" pairs, or "none". */
 static void print_lost(const struct report *r)
 {
-	const struct ptable *t = profile__table(r->p, "pagecache.lost");
+	const struct ptable *t = profile__ltable(r->p, TBL_PC_LOST);
 	const uint64_t *row;
 	size_t it = 0;
 	uint32_t c;
@@ -203,7 +203,7 @@ static void print_pc_header(const struct pc_ctx *x)
 	char line[600];
 
 	fprintf_printable(stdout, "# pagecache probes: %s; counts in pages; evicted: by reclaim, removed: truncate, unlink, fadvise, drop_caches\n",
-			  out_family_line(x->r->p, "pagecache", line, sizeof(line)));
+			  out_family_line(x->r->p, family_name(FAMILY_PAGECACHE), line, sizeof(line)));
 	if (x->v.lookups_counted)
 		printf("# hit%% = 1 - added/lookups, an estimate (lockstat-report(1)); \"-\": no read() lookups\n");
 	else
@@ -268,7 +268,7 @@ static void print_csv(struct out_doc *d, const struct pc_ctx *x)
 
 static void json_lost_pc(struct json_writer *jw, const struct profile *p)
 {
-	const struct ptable *t = profile__table(p, "pagecache.lost");
+	const struct ptable *t = profile__ltable(p, TBL_PC_LOST);
 	const uint64_t *row;
 	size_t it = 0;
 	uint32_t c;
@@ -288,7 +288,8 @@ static void print_json(struct out_doc *d, const struct pc_ctx *x)
 
 	jw_name(jw, "pagecache");
 	jw_start_object(jw);
-	jw_string_field(jw, "probes", out_family_line(x->r->p, "pagecache", line, sizeof(line)));
+	jw_string_field(jw, "probes",
+			out_family_line(x->r->p, family_name(FAMILY_PAGECACHE), line, sizeof(line)));
 	jw_bool_field(jw, "lookups_counted", x->v.lookups_counted);
 	json_lost_pc(jw, x->r->p);
 	jw_end_object(jw);
@@ -320,7 +321,8 @@ int print_pagecache(const struct report *r)
 
 	if (err == -ENOENT)
 		pr_err("%s has no page cache data (pagecache: %s); record with -e pagecache\n",
-		       r->o.input, out_family_line(r->p, "pagecache", line, sizeof(line)));
+		       r->o.input,
+		       out_family_line(r->p, family_name(FAMILY_PAGECACHE), line, sizeof(line)));
 	else if (err)
 		pr_err("reading the pagecache tables: %s\n", strerror(-err));
 	else

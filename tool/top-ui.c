@@ -449,9 +449,10 @@ static void draw_funcs(struct top *t)
 		layout_line(&L, cells, line, sizeof(line));
 		put_line(HEADER_LINES + i - t->ui.scroll, i == t->ui.sel ? A_REVERSE : A_NORMAL, line);
 	}
-	if (!s->nfuncs)
-		put_line(HEADER_LINES + 1, A_NORMAL, s->has_samples ? "   no samples yet" :
-			 "   the sampler was not recorded (-e sample)");
+	if (!s->nfuncs) {
+		snprintf(line, sizeof(line), "   the sampler was not recorded (-e %s)", family_name(FAMILY_SAMPLE));
+		put_line(HEADER_LINES + 1, A_NORMAL, s->has_samples ? "   no samples yet" : line);
+	}
 }
 
 /* --- pages: detail, tables, help --------------------------------------------------- */
@@ -618,6 +619,7 @@ static void draw_table(struct pager *p, const struct top_snap *s, const struct t
 static void draw_tables(struct top *t)
 {
 	const struct top_snap *s = t->snap;
+	char line[256], names[128];
 	struct pager p;
 	size_t i;
 
@@ -627,8 +629,11 @@ static void draw_tables(struct top *t)
 	pager_begin(&p, t, HEADER_LINES);
 	for (i = 0; i < s->ntables; i++)
 		draw_table(&p, s, &s->tables[i]);
-	if (!s->ntables)
-		pager_put(&p, A_NORMAL, "   no counter tables: record them with -e fd, pagecache, mmap_lock or --hold");
+	if (!s->ntables) {
+		snprintf(line, sizeof(line), "   no counter tables: record them with -e %s",
+			 family_names_or(FAM_TABLES, names, sizeof(names)));
+		pager_put(&p, A_NORMAL, line);
+	}
 	pager_end(&p, t);
 }
 

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "base/htab.h"
+#include "format/consts.h"
 
 /*
  * Counter tables: the one shape shared by the probe families that count
@@ -52,15 +53,11 @@ struct tschema {
 	const struct tcol *cols;
 };
 
-#define TSTACK_DEPTH	8
-
 /* A short kernel stack, innermost first, for caller attribution. */
 struct tstack {
 	uint32_t n;
 	uint64_t frames[TSTACK_DEPTH];
 };
-
-#define TUSTACK_DEPTH	16
 
 /*
  * A user stack, innermost first, of process tgid: the writer stores it,

@@ -36,12 +36,6 @@ static int parse_state(const char *s, enum family_state *out)
 	return -1;
 }
 
-const char *family_legacy_name(const char *family)
-{
-	/* The contention probes had their META key before families had names. */
-	return strcmp(family, "locks") ? family : "contention";
-}
-
 const char *family_status_line(const struct family_status *st, char *buf, size_t len)
 {
 	if (st->state == FSTATE_NOT_WANTED)
@@ -117,7 +111,7 @@ static void parse_sentence(const struct profile *p, const char *family, struct f
 	snprintf(key, sizeof(key), "probe.%s", family_legacy_name(family));
 	s = profile__meta(p, key);
 	if (!s) {
-		st->state = strcmp(family, "locks") ? FSTATE_NOT_WANTED : FSTATE_NOT_ATTACHED;
+		st->state = strcmp(family, family_name(FAMILY_LOCKS)) ? FSTATE_NOT_WANTED : FSTATE_NOT_ATTACHED;
 	} else if (!strcmp(s, "not recorded")) {
 		st->state = FSTATE_NOT_WANTED;
 	} else if (!strncmp(s, "not attached", 12)) {
@@ -154,8 +148,8 @@ static bool name_of_key(const char *key, bool legacy, char *name, size_t len)
 	if (!end || end == key || (!legacy && end[6]) || (size_t)(end - key) >= len)
 		return false;
 	snprintf(name, len, "%.*s", (int)(end - key), key);
-	if (legacy && !strcmp(name, "contention"))
-		snprintf(name, len, "locks");
+	if (legacy && !strcmp(name, family_legacy_name(family_name(FAMILY_LOCKS))))
+		snprintf(name, len, "%s", family_name(FAMILY_LOCKS));
 	return true;
 }
 

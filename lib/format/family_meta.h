@@ -3,6 +3,7 @@
 #define __LOCKSTAT_FAMILY_META_H
 
 #include <stddef.h>
+#include "format/families.h"
 #include "format/profile.h"
 
 /*
@@ -48,7 +49,5 @@ void family_meta_keys(const char *family, const struct family_status *st, struct
 void family_meta_read(const struct profile *p, const char *family, struct family_status *st);
 /* The families a profile names, in the order recorded: how many, up to max. */
 size_t family_meta_names(const struct profile *p, char (*names)[32], size_t max);
-/* The family's name in report headers and probe.NAME keys: "contention" for "locks". */
-const char *family_legacy_name(const char *family);
 
 #endif

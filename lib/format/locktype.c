@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <string.h>
 #include "format/locktype.h"
-#include "contention.h"
-#include "ulocks.h"
+#include "format/consts.h"
 
 static const char *user_type_name(uint32_t kind)
 {
@@ -13,6 +12,16 @@ static const char *user_type_name(uint32_t kind)
 	};
 
 	return kind < ULK__COUNT && names[kind] ? names[kind] : "u:unknown";
+}
+
+uint32_t hold_kind_flags(uint64_t kind)
+{
+	static const uint32_t flags[] = {
+		[HOLD_SPIN] = LCB_F_SPIN, [HOLD_MUTEX] = LCB_F_MUTEX,
+		[HOLD_RWSEM_READ] = LCB_F_READ, [HOLD_RWSEM_WRITE] = LCB_F_WRITE,
+	};
+
+	return kind < sizeof(flags) / sizeof(flags[0]) ? flags[kind] : 0;
 }
 
 /* The user bit and a kind: any other bit above the kind is no user lock. */

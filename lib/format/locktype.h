@@ -7,7 +7,7 @@
 
 /*
  * A user-space lock (the ulocks family): the low bits are its ULK_* kind
- * (bpf/ulocks.h), the name is "u:" and the kind's ("u:mutex", "u:cond").
+ * (format/consts.h), the name is "u:" and the kind's ("u:mutex", "u:cond").
  */
 #define LOCK_F_USER	(1U << 16)
 
@@ -20,6 +20,8 @@ bool lock_type_known(const char *filter);
 bool lock_type_is_user(uint32_t flags);
 /* A user wait for an event (condition variable, other futex), not for a lock. */
 bool lock_type_is_wait(uint32_t flags);
+/* The contention flags of a hold table row's HOLD_* kind: its lock's type; 0 unknown. */
+uint32_t hold_kind_flags(uint64_t kind);
 /* Name of a lock recognised in BPF (enum lock_class), or NULL. */
 const char *lock_class_name(uint32_t lock_class);
 

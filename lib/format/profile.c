@@ -439,6 +439,24 @@ static int read_usyms(struct profile *p, struct cursor *c)
 	return err ? err : (c->err ? -EBADMSG : 0);
 }
 
+/* Where the family table's columns are in t, found by name: files of any version. */
+static int map_ls_columns(struct ptable *t)
+{
+	const struct tschema *s;
+	uint32_t i;
+
+	t->ls_id = ls_table_of(t->name);
+	if (t->ls_id < 0)
+		return 0;
+	s = ls_schema(t->ls_id);
+	t->lcol = calloc(s->ncols, sizeof(*t->lcol));
+	if (!t->lcol)
+		return -ENOMEM;
+	for (i = 0; i < s->ncols; i++)
+		t->lcol[i] = ptable__col(t, s->cols[i].name);
+	return 0;
+}
+
 /* The table's schema: a new table, or the same columns as before. */
 static struct ptable *table_schema(struct profile *p, struct cursor *c)
 {
@@ -488,7 +506,7 @@ static struct ptable *table_schema(struct profile *p, struct cursor *c)
 		if (!t->cols[i])
 			return NULL;
 	}
-	return t;
+	return map_ls_columns(t) ? NULL : t;
 }
 
 static int read_table_row(struct profile *p, struct ptable *t, struct cursor *c)
@@ -558,6 +576,23 @@ int ptable__col(const struct ptable *t, const char *name)
 		if (!strcmp(t->cols[i], name))
 			return i;
 	return -1;
+}
+
+const struct ptable *profile__ltable(const struct profile *p, enum ls_table id)
+{
+	size_t i;
+
+	for (i = 0; i < p->ntables; i++)
+		if (p->tables[i].ls_id == (int)id)
+			return &p->tables[i];
+	return NULL;
+}
+
+int ptable__lcol(const struct ptable *t, enum ls_table id, unsigned int col)
+{
+	if (!t || t->ls_id != (int)id || !t->lcol || col >= ls_schema(id)->ncols)
+		return -1;
+	return t->lcol[col];
 }
 
 const char *profile__caller(const struct profile *p, int32_t stack_id, char *buf, size_t len)
@@ -776,6 +811,7 @@ void profile__free(struct profile *p)
 			free(t->cols[it]);
 		free(t->cols);
 		free(t->kinds);
+		free(t->lcol);
 		free(t->name);
 		htab_free(&t->rows);
 	}

@@ -4,9 +4,9 @@
 
 #include <stdint.h>
 #include <stdbool.h>
-#include "contention.h"
+#include "format/consts.h"
 #include "format/ctable.h"
-#include "sample.h"
+#include "format/families.h"
 #include "base/htab.h"
 #include "sym/ksyms.h"
 #include "format/store.h"
@@ -190,6 +190,8 @@ struct ptable {
 	char **cols;
 	uint8_t *kinds;
 	uint32_t nkeys;
+	int ls_id;		/* enum ls_table, -1: a table this lockstat does not write */
+	int *lcol;		/* ls_id's columns -> this table's, -1 where it has none */
 	struct htab rows;	/* packed key columns -> uint64_t[ncols] */
 	uint64_t nbuckets;
 };
@@ -287,6 +289,13 @@ const struct mapping *profile__mapping(const struct profile *p, uint32_t tgid, u
 const struct ptable *profile__table(const struct profile *p, const char *name);
 /* The index of a column, or -1. */
 int ptable__col(const struct ptable *t, const char *name);
+/* A table of this lockstat's families (lib/format/families.h), or NULL when not recorded. */
+const struct ptable *profile__ltable(const struct profile *p, enum ls_table id);
+/*
+ * The index of the family table's column col (TABLE__COLUMN), or -1 when
+ * t is NULL, is not that table, or was written without that column.
+ */
+int ptable__lcol(const struct ptable *t, enum ls_table id, unsigned int col);
 /*
  * Who took a lock, from a kernel stack of the file: the first frame
  * outside the locking primitives, as "function+0xoff"; "[no stack]" for

@@ -9,7 +9,7 @@
 #include <string.h>
 #include "format/locktype.h"
 #include "format/steal.h"
-#include "contention.h"
+#include "format/consts.h"
 
 static void put(struct steal_meta *m, size_t *n, const char *key, uint64_t v)
 {

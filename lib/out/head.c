@@ -22,7 +22,8 @@ static size_t other_families(const struct profile *p, char (*names)[32], size_t 
 	size_t i, n = family_meta_names(p, names, max), kept = 0;
 
 	for (i = 0; i < n; i++)
-		if (strcmp(names[i], "locks") && strcmp(names[i], "sample"))
+		if (strcmp(names[i], family_name(FAMILY_LOCKS)) &&
+		    strcmp(names[i], family_name(FAMILY_SAMPLE)))
 			memmove(names[kept++], names[i], sizeof(names[0]));
 	return kept;
 }
@@ -33,8 +34,9 @@ static void text_probes(FILE *f, const struct profile *p)
 	struct family_status st;
 	size_t i, n;
 
-	fprintf_printable(f, "# probes: contention=%s", out_family_line(p, "locks", line, sizeof(line)));
-	fprintf_printable(f, " sample=%s", out_family_line(p, "sample", line, sizeof(line)));
+	fprintf_printable(f, "# probes: contention=%s",
+			  out_family_line(p, family_name(FAMILY_LOCKS), line, sizeof(line)));
+	fprintf_printable(f, " sample=%s", out_family_line(p, family_name(FAMILY_SAMPLE), line, sizeof(line)));
 	n = other_families(p, names, MAX_FAMILIES);
 	for (i = 0; i < n; i++) {	/* the other families that were recorded */
 		family_meta_read(p, names[i], &st);
@@ -153,8 +155,9 @@ static void json_probes(struct json_writer *jw, const struct profile *p)
 
 	jw_name(jw, "probes");
 	jw_start_object(jw);
-	jw_string_field(jw, "contention", out_family_line(p, "locks", line, sizeof(line)));
-	jw_string_field(jw, "sample", out_family_line(p, "sample", line, sizeof(line)));
+	jw_string_field(jw, "contention", out_family_line(p, family_name(FAMILY_LOCKS), line,
+							    sizeof(line)));
+	jw_string_field(jw, "sample", out_family_line(p, family_name(FAMILY_SAMPLE), line, sizeof(line)));
 	for (i = 0; i < n; i++)
 		jw_string_field(jw, family_legacy_name(names[i]), out_family_line(p, names[i], line, sizeof(line)));
 	jw_end_object(jw);

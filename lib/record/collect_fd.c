@@ -100,54 +100,8 @@ static const char *const fget_candidates[] = {
 
 enum fget_mode { FGET_NONE, FGET_FENTRY, FGET_KPROBE };
 
-enum { SC_PID, SC_TID, SC_SYSCALL, SC_CALLS, SC__COUNT };
-
-static const struct tcol sys_cols[SC__COUNT] = {
-	[SC_PID] = { "pid", TCOL_KEY },
-	[SC_TID] = { "tid", TCOL_KEY },
-	[SC_SYSCALL] = { "syscall", TCOL_KEY_STR },
-	[SC_CALLS] = { "calls", TCOL_SUM },
-};
-
-static const struct tschema sys_schema = { "fd.syscalls", SC__COUNT, sys_cols };
-
-enum { TC_PID, TC_TID, TC_COMM, TC_FILES, TC_FILE_LOCK, TC_SYSCALLS, TC__COUNT };
-
-static const struct tcol thread_cols[TC__COUNT] = {
-	[TC_PID] = { "pid", TCOL_KEY },
-	[TC_TID] = { "tid", TCOL_KEY },
-	[TC_COMM] = { "comm", TCOL_KEY_STR },
-	[TC_FILES] = { "files", TCOL_KEY },
-	[TC_FILE_LOCK] = { "file_lock", TCOL_KEY },
-	[TC_SYSCALLS] = { "syscalls", TCOL_SUM },
-};
-
-static const struct tschema thread_schema = { "fd.threads", TC__COUNT, thread_cols };
-
-enum { FC_PID, FC_TID, FC_FUNC, FC_CALLS, FC_TIME, FC_MAX, FC__COUNT };
-
-static const struct tcol fget_cols[FC__COUNT] = {
-	[FC_PID] = { "pid", TCOL_KEY },
-	[FC_TID] = { "tid", TCOL_KEY },
-	[FC_FUNC] = { "func", TCOL_KEY_STR },
-	[FC_CALLS] = { "calls", TCOL_SUM },
-	[FC_TIME] = { "time_ns", TCOL_SUM },
-	[FC_MAX] = { "max_ns", TCOL_MAX, "time_ns" },
-};
-
-static const struct tschema fget_schema = { "fd.fget", FC__COUNT, fget_cols };
-
-#define NLOST	(sizeof(struct fd_lost) / sizeof(__u64))
-
-static const struct tcol lost_cols[NLOST] = {
-	{ "threads_full", TCOL_SUM },
-	{ "fget_full", TCOL_SUM },
-	{ "pending_full", TCOL_SUM },
-	{ "exit_unseen", TCOL_SUM },
-};
-
-static const struct tschema lost_schema = { "fd.lost", NLOST, lost_cols };
-
+#define NLOST	FD_LOST__NCOLS
+_Static_assert(sizeof(struct fd_lost) == NLOST * sizeof(__u64), "one fd.lost column per loss");
 
 /* Reasons nest other reasons: cut to fit, without -Wformat-truncation's alarm. */
 static void __attribute__((format(printf, 3, 4))) say(char *buf, size_t len, const char *fmt, ...)
@@ -485,10 +439,10 @@ static int fget_keys(void *ctx, const void *key, uint64_t *row, void *stack)
 	const struct fd_fget_key *k = key;
 
 	(void)stack;
-	row[FC_PID] = k->tgid;
-	row[FC_TID] = k->tid;
+	row[FD_FGET__PID] = k->tgid;
+	row[FD_FGET__TID] = k->tid;
 	/* A slot whose function did not attach has no returns, so no rows. */
-	row[FC_FUNC] = tptr(k->slot < m->nfuncs && m->funcs[k->slot] ? m->funcs[k->slot] : "?");
+	row[FD_FGET__FUNC] = tptr(k->slot < m->nfuncs && m->funcs[k->slot] ? m->funcs[k->slot] : "?");
 	return 0;
 }
 
@@ -498,11 +452,11 @@ static int fdfam_init(struct fdfam *m, int ncpus)
 
 	htab_init(&m->last_threads, sizeof(struct fd_thread_key), LS_FD_NSYSCALLS * sizeof(uint64_t));
 	htab_init(&m->seen_threads, sizeof(struct fd_thread_key), sizeof(uint32_t));
-	m->sys_rows.rows.schema = &sys_schema;
-	m->thread_rows.rows.schema = &thread_schema;
-	m->fget_rows = (struct tsource){ .schema = &fget_schema, .key_size = sizeof(struct fd_fget_key),
-		.val_size = sizeof(struct fd_fget_val), .nkeys = FC_CALLS, .keys = fget_keys, .ctx = m };
-	m->lost = (struct tsource){ .schema = &lost_schema, .key_size = sizeof(uint32_t),
+	m->sys_rows.rows.schema = ls_schema(TBL_FD_SYSCALLS);
+	m->thread_rows.rows.schema = ls_schema(TBL_FD_THREADS);
+	m->fget_rows = (struct tsource){ .schema = ls_schema(TBL_FD_FGET), .key_size = sizeof(struct fd_fget_key),
+		.val_size = sizeof(struct fd_fget_val), .nkeys = FD_FGET__CALLS, .keys = fget_keys, .ctx = m };
+	m->lost = (struct tsource){ .schema = ls_schema(TBL_FD_LOST), .key_size = sizeof(uint32_t),
 		.val_size = sizeof(struct fd_lost) };
 	err = tsource_init(&m->fget_rows, ncpus);
 	return err ? err : tsource_init(&m->lost, ncpus);
@@ -574,10 +528,10 @@ static int add_sys_rows(struct fdfam *m, const struct fd_thread_key *k, const ui
 			continue;
 		if (!(row = trows_add(&m->sys_rows)))
 			return -ENOMEM;
-		row[SC_PID] = k->tgid;
-		row[SC_TID] = k->tid;
-		row[SC_SYSCALL] = tptr(fd_syscalls[i].name);
-		row[SC_CALLS] = delta[i];
+		row[FD_SYSCALLS__PID] = k->tgid;
+		row[FD_SYSCALLS__TID] = k->tid;
+		row[FD_SYSCALLS__SYSCALL] = tptr(fd_syscalls[i].name);
+		row[FD_SYSCALLS__CALLS] = delta[i];
 	}
 	return 0;
 }
@@ -592,13 +546,13 @@ static int add_thread_row(struct fdfam *m, const struct fd_thread_key *k, const 
 		return -ENOMEM;
 	memcpy(m->comms[i], t->comm, LS_FD_COMM_LEN);
 	m->comms[i][LS_FD_COMM_LEN - 1] = '\0';
-	row[TC_PID] = k->tgid;
-	row[TC_TID] = k->tid;
-	row[TC_COMM] = i;	/* an index until the drain ends: comms may move */
-	row[TC_FILES] = t->files;
-	row[TC_FILE_LOCK] = t->file_lock;
+	row[FD_THREADS__PID] = k->tgid;
+	row[FD_THREADS__TID] = k->tid;
+	row[FD_THREADS__COMM] = i;	/* an index until the drain ends: comms may move */
+	row[FD_THREADS__FILES] = t->files;
+	row[FD_THREADS__FILE_LOCK] = t->file_lock;
 	for (s = 0; s < NFD_SYSCALLS; s++)
-		row[TC_SYSCALLS] += delta[s];
+		row[FD_THREADS__SYSCALLS] += delta[s];
 	return add_sys_rows(m, k, delta);
 }
 
@@ -629,7 +583,7 @@ static int drain_threads(struct collector *c, struct fdfam *m)
 			err = add_thread_row(m, &key, &t, delta);
 	}
 	for (i = 0; i < m->thread_rows.rows.n; i++)
-		m->thread_rows.rows.v[i * TC__COUNT + TC_COMM] = tptr(m->comms[i]);
+		m->thread_rows.rows.v[i * FD_THREADS__NCOLS + FD_THREADS__COMM] = tptr(m->comms[i]);
 	if (!err)
 		err = collector_add_table(c, &m->thread_rows.rows);
 	return err ? err : collector_add_table(c, &m->sys_rows.rows);
@@ -733,8 +687,6 @@ static unsigned fd_fill(const void *priv, uint32_t latest, uint32_t *before)
 }
 
 const struct family_ops fd_family = {
-	.name = "fd",
-	.what = "fd syscalls per thread, threads sharing each fd table, the fget family's calls and latency",
 	.choose_mode = fd_choose_mode,
 	.open = fd_open,
 	.drain = fd_drain,

@@ -22,42 +22,6 @@ _Static_assert(sizeof(struct hold_row_val) == 5 * 8, "hold_row_val layout");
 _Static_assert(sizeof(struct hold_lost) == 5 * 8, "hold_lost layout");
 _Static_assert(HOLD_STACK_DEPTH == TSTACK_DEPTH, "hold stacks are short stacks");
 
-/* The table the locks view reads: keep these names. */
-enum {
-	HC_LOCK, HC_KIND, HC_STACK,
-	HC_ACQUIRED, HC_HELD, HC_HOLD, HC_HOLD_MAX, HC_FAILED,
-	HC__COUNT,
-};
-
-static const struct tcol hold_cols[HC__COUNT] = {
-	[HC_LOCK] = { "lock", TCOL_KEY },
-	[HC_KIND] = { "kind", TCOL_KEY },
-	[HC_STACK] = { "stack", TCOL_KEY_KSTACK },
-	[HC_ACQUIRED] = { "acquired", TCOL_SUM },
-	[HC_HELD] = { "held", TCOL_SUM },
-	[HC_HOLD] = { "hold_ns", TCOL_SUM },
-	[HC_HOLD_MAX] = { "hold_max_ns", TCOL_MAX, "hold_ns" },
-	[HC_FAILED] = { "failed", TCOL_SUM },
-};
-
-static const struct tschema hold_schema = { "hold", HC__COUNT, hold_cols };
-
-enum {
-	HL_UNMATCHED, HL_UNSEEN, HL_PENDING_FULL, HL_ROWS_FULL, HL_NESTED, HL_RECURSION,
-	HL__COUNT,
-};
-
-static const struct tcol lost_cols[HL__COUNT] = {
-	[HL_UNMATCHED] = { "unmatched_release", TCOL_SUM },
-	[HL_UNSEEN] = { "release_unseen", TCOL_SUM },
-	[HL_PENDING_FULL] = { "pending_full", TCOL_SUM },
-	[HL_ROWS_FULL] = { "rows_full", TCOL_SUM },
-	[HL_NESTED] = { "nested", TCOL_SUM },
-	[HL_RECURSION] = { "recursion", TCOL_SUM },	/* programs the kernel skipped */
-};
-
-static const struct tschema lost_schema = { "hold.lost", HL__COUNT, lost_cols };
-
 struct hold_func {
 	const char *name;
 	uint32_t kind;
@@ -73,7 +37,7 @@ static const struct hold_func unlock_funcs[] = { HOLD_UNLOCK_FUNCS(UNLOCK_FUNC) 
 
 #define NLOCK		(sizeof(lock_funcs) / sizeof(lock_funcs[0]))
 #define NUNLOCK		(sizeof(unlock_funcs) / sizeof(unlock_funcs[0]))
-_Static_assert(HL_RECURSION * sizeof(__u64) == sizeof(struct hold_lost), "the kernel counts all but recursion");
+_Static_assert(HOLD_LOST__RECURSION * sizeof(__u64) == sizeof(struct hold_lost), "the kernel counts all but recursion");
 
 struct hold {
 	struct hold_bpf *skel;
@@ -234,8 +198,8 @@ static int row_keys(void *ctx, const void *key, uint64_t *row, void *stack)
 
 	(void)ctx;
 	tstack_copy(stack, k->frames);
-	row[HC_LOCK] = k->lock_addr;
-	row[HC_KIND] = k->kind;
+	row[HOLD__LOCK] = k->lock_addr;
+	row[HOLD__KIND] = k->kind;
 	return 0;
 }
 
@@ -243,7 +207,7 @@ static int row_keys(void *ctx, const void *key, uint64_t *row, void *stack)
 static void lost_values(const void *val, uint64_t *out)
 {
 	memcpy(out, val, sizeof(struct hold_lost));
-	out[HL_RECURSION] = 0;
+	out[HOLD_LOST__RECURSION] = 0;
 }
 
 static int hold_init(struct collector *c, struct hold *h)
@@ -253,10 +217,10 @@ static int hold_init(struct collector *c, struct hold *h)
 	h->skel = hold_bpf__open();
 	if (!h->skel)
 		return -ENOMEM;
-	h->rows = (struct tsource){ .schema = &hold_schema, .map = h->skel->maps.hold_rows,
+	h->rows = (struct tsource){ .schema = ls_schema(TBL_HOLD), .map = h->skel->maps.hold_rows,
 		.percpu = true, .key_size = sizeof(struct hold_row_key),
-		.val_size = sizeof(struct hold_row_val), .nkeys = HC_ACQUIRED, .keys = row_keys };
-	h->lost = (struct tsource){ .schema = &lost_schema, .map = h->skel->maps.hold_lost,
+		.val_size = sizeof(struct hold_row_val), .nkeys = HOLD__ACQUIRED, .keys = row_keys };
+	h->lost = (struct tsource){ .schema = ls_schema(TBL_HOLD_LOST), .map = h->skel->maps.hold_lost,
 		.percpu = true, .key_size = sizeof(uint32_t), .val_size = sizeof(struct hold_lost),
 		.values = lost_values };
 	err = tsource_init(&h->rows, c->ncpus);
@@ -313,12 +277,12 @@ static int recursion_misses(const struct hold *h, uint64_t *n)
 
 static int drain_lost(struct collector *c, struct hold *h)
 {
-	uint64_t sum[HL__COUNT];
+	uint64_t sum[HOLD_LOST__NCOLS];
 	uint32_t zero = 0;
 	int err = tsource_read(&h->lost, &zero, sum);
 
 	if (!err)
-		err = recursion_misses(h, &sum[HL_RECURSION]);
+		err = recursion_misses(h, &sum[HOLD_LOST__RECURSION]);
 	if (!err)
 		err = tsource_total(&h->lost, sum);
 	return err ? err : collector_add_table(c, &h->lost.rows.rows);
@@ -384,8 +348,6 @@ static unsigned hold_fill(const void *priv, uint32_t latest, uint32_t *before)
 }
 
 const struct family_ops hold_family = {
-	.name = "hold",
-	.what = "acquisitions and hold times, from the lock and unlock functions (record --hold)",
 	.choose_mode = hold_choose_mode,
 	.open = hold_open,
 	.drain = hold_drain,

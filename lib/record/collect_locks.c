@@ -11,7 +11,7 @@
 #include "base/buf.h"
 #include "record/collector_int.h"
 #include "record/contval.h"
-#include "hist.h"
+#include "format/consts.h"
 #include "base/log.h"
 #include "record/lockname.h"
 #include "contention.skel.h"
@@ -658,8 +658,6 @@ static const struct bpf_object *locks_object(const void *priv)
 }
 
 const struct family_ops locks_family = {
-	.name = "locks",
-	.what = "kernel lock waits: lock:contention_begin/end",
 	.choose_mode = locks_choose_mode,
 	.open = locks_open,
 	.drain = locks_drain,

@@ -16,36 +16,7 @@
 #include "mmaplock.h"
 #include "mmaplock.skel.h"
 
-enum {
-	MC_LOCK, MC_PID, MC_WRITE, MC_STACK, MC_SHIFT,
-	MC_ACQUIRED, MC_FAILED, MC_WAIT, MC_WAIT_MAX, MC_HELD, MC_HOLD, MC_HOLD_MAX,
-	MC__COUNT,
-};
-
-static const struct tcol mmap_cols[MC__COUNT] = {
-	[MC_LOCK] = { "lock", TCOL_KEY },
-	[MC_PID] = { "pid", TCOL_KEY },
-	[MC_WRITE] = { "write", TCOL_KEY },
-	[MC_STACK] = { "stack", TCOL_KEY_KSTACK },
-	[MC_SHIFT] = { "shift", TCOL_KEY },
-	[MC_ACQUIRED] = { "acquired", TCOL_SUM },
-	[MC_FAILED] = { "failed", TCOL_SUM },
-	[MC_WAIT] = { "wait_ns", TCOL_SUM },
-	[MC_WAIT_MAX] = { "wait_max_ns", TCOL_MAX, "wait_ns" },
-	[MC_HELD] = { "held", TCOL_SUM },
-	[MC_HOLD] = { "hold_ns", TCOL_SUM },
-	[MC_HOLD_MAX] = { "hold_max_ns", TCOL_MAX, "hold_ns" },
-};
-
-static const struct tschema mmap_schema = { "mmap_lock", MC__COUNT, mmap_cols };
-
-static const struct tcol lost_cols[] = {
-	{ "released_unseen", TCOL_SUM },
-	{ "pending_full", TCOL_SUM },
-	{ "rows_full", TCOL_SUM },
-};
-
-static const struct tschema lost_schema = { "mmap_lock.lost", 3, lost_cols };
+_Static_assert(sizeof(struct mmap_lost) == MMAP_LOCK_LOST__NCOLS * sizeof(__u64), "one column per loss");
 
 struct mmaplock {
 	struct mmaplock_bpf *skel;
@@ -92,10 +63,10 @@ static int row_keys(void *ctx, const void *key, uint64_t *row, void *stack)
 
 	(void)ctx;
 	tstack_copy(stack, k->frames);
-	row[MC_LOCK] = k->lock_addr;
-	row[MC_PID] = k->tgid;
-	row[MC_WRITE] = k->write;
-	row[MC_SHIFT] = k->shift;
+	row[MMAP_LOCK__LOCK] = k->lock_addr;
+	row[MMAP_LOCK__PID] = k->tgid;
+	row[MMAP_LOCK__WRITE] = k->write;
+	row[MMAP_LOCK__SHIFT] = k->shift;
 	return 0;
 }
 
@@ -103,10 +74,10 @@ static int init_sources(struct collector *c, struct mmaplock *m)
 {
 	int err;
 
-	m->rows = (struct tsource){ .schema = &mmap_schema, .map = m->skel->maps.mmap_rows,
+	m->rows = (struct tsource){ .schema = ls_schema(TBL_MMAP_LOCK), .map = m->skel->maps.mmap_rows,
 		.percpu = true, .key_size = sizeof(struct mmap_key), .val_size = sizeof(struct mmap_val),
-		.nkeys = MC_ACQUIRED, .keys = row_keys };
-	m->lost = (struct tsource){ .schema = &lost_schema, .map = m->skel->maps.mmap_lost,
+		.nkeys = MMAP_LOCK__ACQUIRED, .keys = row_keys };
+	m->lost = (struct tsource){ .schema = ls_schema(TBL_MMAP_LOCK_LOST), .map = m->skel->maps.mmap_lost,
 		.percpu = true, .key_size = sizeof(uint32_t), .val_size = sizeof(struct mmap_lost) };
 	err = tsource_init(&m->rows, c->ncpus);
 	return err ? err : tsource_init(&m->lost, c->ncpus);
@@ -196,8 +167,6 @@ static unsigned mmaplock_fill(const void *priv, uint32_t latest, uint32_t *befor
 }
 
 const struct family_ops mmap_lock_family = {
-	.name = "mmap_lock",
-	.what = "mmap_lock tracepoints: wait and hold of every acquisition, sampled stacks",
 	.choose_mode = mmaplock_choose_mode,
 	.open = mmaplock_open,
 	.drain = mmaplock_drain,

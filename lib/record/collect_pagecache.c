@@ -27,37 +27,8 @@
 #include "pagecache.h"
 #include "pagecache.skel.h"
 
-#define PC_VALUE_COLS							\
-	{ "added", TCOL_SUM }, { "evicted", TCOL_SUM }, { "removed", TCOL_SUM },	\
-	{ "lookups", TCOL_SUM }, { "faults", TCOL_SUM }, { "map_pages", TCOL_SUM },	\
-	{ "readahead", TCOL_SUM }
-
-enum { FC_DEV, FC_INO, FC_PATH, FC_LOCK, FC_VALS, FC__COUNT = FC_VALS + PC__COUNT };
-enum { PR_PID, PR_COMM, PR_VALS, PR__COUNT = PR_VALS + PC__COUNT };
-
-static const struct tcol file_cols[FC__COUNT] = {
-	{ "dev", TCOL_KEY }, { "ino", TCOL_KEY }, { "path", TCOL_KEY_STR },
-	{ "i_pages_lock", TCOL_KEY }, PC_VALUE_COLS,
-};
-
-static const struct tcol proc_cols[PR__COUNT] = {
-	{ "pid", TCOL_KEY }, { "comm", TCOL_KEY_STR }, PC_VALUE_COLS,
-};
-
-static const struct tcol lost_cols[] = {
-	{ "files_full", TCOL_SUM }, { "procs_full", TCOL_SUM }, { "info_full", TCOL_SUM },
-};
-
-/* The same schema as every family that names locks: the locks view reads it. */
-static const struct tcol lock_name_cols[] = {
-	{ "lock", TCOL_KEY }, { "name", TCOL_KEY_STR },
-};
-
-static const struct tschema file_schema = { "pagecache.files", FC__COUNT, file_cols };
-static const struct tschema proc_schema = { "pagecache.procs", PR__COUNT, proc_cols };
-static const struct tschema lost_schema = { "pagecache.lost", 3, lost_cols };
-static const struct tschema lock_name_schema = { "lock_names", 2, lock_name_cols };
-
+_Static_assert(PC_FILES__NCOLS == PC_FILES__ADDED + PC__COUNT, "one pagecache.files column per pc_val");
+_Static_assert(PC_PROCS__NCOLS == PC_PROCS__ADDED + PC__COUNT, "one pagecache.procs column per pc_val");
 _Static_assert(sizeof(struct pc_file_key) == 16, "pc_file_key is shared with BPF");
 _Static_assert(sizeof(struct pc_proc_key) == 24, "pc_proc_key is shared with BPF");
 _Static_assert(sizeof(struct pc_val) == PC__COUNT * 8, "pc_val is shared with BPF");
@@ -237,8 +208,8 @@ static int name_lock(struct pagecache *pc, uint64_t lock, const char *name)
 	row = trows_add(&pc->lock_names);
 	if (!row)
 		return -ENOMEM;
-	row[0] = lock;
-	row[1] = tptr(name);
+	row[LOCK_NAMES__LOCK] = lock;
+	row[LOCK_NAMES__NAME] = tptr(name);
 	return 0;
 }
 
@@ -375,10 +346,10 @@ static int file_keys(void *ctx, const void *key, uint64_t *row, void *stack)
 	(void)stack;
 	if (err)
 		return err;
-	row[FC_DEV] = k->dev;
-	row[FC_INO] = k->ino;
-	row[FC_PATH] = tptr(fn->path);
-	row[FC_LOCK] = fn->lock;
+	row[PC_FILES__DEV] = k->dev;
+	row[PC_FILES__INO] = k->ino;
+	row[PC_FILES__PATH] = tptr(fn->path);
+	row[PC_FILES__I_PAGES_LOCK] = fn->lock;
 	return 0;
 }
 
@@ -404,8 +375,8 @@ static int proc_keys(void *ctx, const void *key, uint64_t *row, void *stack)
 	(void)stack;
 	if (!comm)
 		return -ENOMEM;
-	row[PR_PID] = k->tgid;
-	row[PR_COMM] = tptr(comm);
+	row[PC_PROCS__PID] = k->tgid;
+	row[PC_PROCS__COMM] = tptr(comm);
 	return 0;
 }
 
@@ -414,13 +385,13 @@ static int init_sources(struct pagecache *pc, int ncpus)
 	struct pagecache_bpf *s = pc->skel;
 	int err;
 
-	pc->files = (struct tsource){ .schema = &file_schema, .map = s->maps.pc_files, .percpu = true,
+	pc->files = (struct tsource){ .schema = ls_schema(TBL_PC_FILES), .map = s->maps.pc_files, .percpu = true,
 		.key_size = sizeof(struct pc_file_key), .val_size = sizeof(struct pc_val),
-		.nkeys = FC_VALS, .keys = file_keys, .ctx = pc };
-	pc->procs = (struct tsource){ .schema = &proc_schema, .map = s->maps.pc_procs, .percpu = true,
+		.nkeys = PC_FILES__ADDED, .keys = file_keys, .ctx = pc };
+	pc->procs = (struct tsource){ .schema = ls_schema(TBL_PC_PROCS), .map = s->maps.pc_procs, .percpu = true,
 		.key_size = sizeof(struct pc_proc_key), .val_size = sizeof(struct pc_val),
-		.nkeys = PR_VALS, .keys = proc_keys, .ctx = pc };
-	pc->lost = (struct tsource){ .schema = &lost_schema, .map = s->maps.pc_lost, .percpu = true,
+		.nkeys = PC_PROCS__ADDED, .keys = proc_keys, .ctx = pc };
+	pc->lost = (struct tsource){ .schema = ls_schema(TBL_PC_LOST), .map = s->maps.pc_lost, .percpu = true,
 		.key_size = sizeof(uint32_t), .val_size = sizeof(struct pc_lost) };
 	err = tsource_init(&pc->files, ncpus);
 	if (!err)
@@ -572,7 +543,7 @@ static struct pagecache *pagecache_new(void)
 	htab_init(&pc->names, sizeof(struct pc_file_key), sizeof(struct fname));
 	htab_init(&pc->comms, LS_PC_COMM_LEN, sizeof(char *));
 	htab_init(&pc->found, sizeof(struct pc_file_key), sizeof(char *));
-	pc->lock_names.rows.schema = &lock_name_schema;
+	pc->lock_names.rows.schema = ls_schema(TBL_LOCK_NAMES);
 	return pc;
 }
 
@@ -672,8 +643,6 @@ static unsigned pagecache_fill(const void *priv, uint32_t latest, uint32_t *befo
 }
 
 const struct family_ops pagecache_family = {
-	.name = "pagecache",
-	.what = "filemap and readahead events: pages added, evicted, looked up, faulted, per file and process",
 	.choose_mode = pagecache_choose_mode,
 	.open = pagecache_open,
 	.drain = pagecache_drain,

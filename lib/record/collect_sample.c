@@ -602,8 +602,6 @@ static const struct bpf_object *sample_object(const void *priv)
 }
 
 const struct family_ops sample_family = {
-	.name = "sample",
-	.what = "where the CPU time goes: cycles where a PMU exists, else cpu-clock, one event per CPU",
 	.choose_mode = sample_choose_mode,
 	.open = sample_open,
 	.drain = sample_drain,

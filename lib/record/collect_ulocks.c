@@ -17,7 +17,7 @@
 #include <bpf/libbpf.h>
 #include "base/buf.h"
 #include "record/collector_int.h"
-#include "hist.h"
+#include "format/consts.h"
 #include "base/log.h"
 #include "sym/syms.h"
 #include "record/ulock_names.h"
@@ -35,56 +35,13 @@ _Static_assert(sizeof(struct ulock_thread) == 144 + 16 * LS_ULOCK_STACK_DEPTH, "
 #define CALIB_CALLS	500	/* lock/unlock pairs timed with and without the probes */
 #define MAX_VALS	(4 + LS_ULOCK_HIST_SLOTS)
 
-#define H(n)	{ "hist_" #n, TCOL_SUM }
-#define H8(n)	H(n##0), H(n##1), H(n##2), H(n##3), H(n##4), H(n##5), H(n##6), H(n##7)
+/* The key columns, shared by the three row tables (lib/format/families.h). */
+#define NKEY_COLS	ULOCKS__CONTENDED
+_Static_assert((int)ULOCKS_WAKERS__WAKER == NKEY_COLS && (int)ULOCKS_HOLDS__ACQUIRED == NKEY_COLS,
+	       "the values follow the same keys");
+_Static_assert(ULOCKS__NCOLS == NKEY_COLS + MAX_VALS, "one column per hist slot");
 
-/* The key columns the three row tables share, in this order. */
-#define KEY_COLS								\
-	{ "lock", TCOL_KEY }, { "pid", TCOL_KEY }, { "kind", TCOL_KEY },	\
-	{ "stack", TCOL_KEY_USTACK }, { "name", TCOL_KEY_STR }, { "comm", TCOL_KEY_STR }
-#define NKEY_COLS	6
-enum { KC_LOCK, KC_PID, KC_KIND, KC_STACK, KC_NAME, KC_COMM };
-
-static const struct tcol wait_cols[] = {
-	KEY_COLS,
-	{ "contended", TCOL_SUM }, { "wait_ns", TCOL_SUM },
-	{ "wait_min_ns", TCOL_MIN, "wait_ns", "hist_0", LS_ULOCK_HIST_SLOTS },
-	{ "wait_max_ns", TCOL_MAX, "wait_ns", "hist_0", LS_ULOCK_HIST_SLOTS },
-	H(0), H(1), H(2), H(3), H(4), H(5), H(6), H(7), H(8), H(9),
-	H8(1), H(18), H(19), H8(2), H(28), H(29), H8(3), H(38), H(39),
-};
-
-static const struct tcol wake_cols[] = {
-	KEY_COLS,
-	{ "waker", TCOL_KEY }, { "from_owner", TCOL_KEY },
-	{ "wakes", TCOL_SUM }, { "wait_ns", TCOL_SUM },
-};
-
-static const struct tcol hold_cols[] = {
-	KEY_COLS,
-	{ "acquired", TCOL_SUM }, { "held", TCOL_SUM },
-	{ "hold_ns", TCOL_SUM }, { "hold_max_ns", TCOL_MAX, "hold_ns" },
-};
-
-static const struct tcol lost_cols[] = {
-	{ "threads_full", TCOL_SUM }, { "rows_full", TCOL_SUM }, { "stack_error", TCOL_SUM },
-	{ "wakes_full", TCOL_SUM }, { "holds_full", TCOL_SUM }, { "unlock_unseen", TCOL_SUM },
-};
-
-static const struct tcol cost_cols[] = {
-	{ "hits", TCOL_SUM }, { "hit_ns", TCOL_MAX }, { "budget", TCOL_MAX }, { "detached", TCOL_MAX },
-};
-
-#define NCOLS(a)	((uint32_t)(sizeof(a) / sizeof((a)[0])))
-_Static_assert(NCOLS(wait_cols) == NKEY_COLS + MAX_VALS, "one column per hist slot");
-
-static const struct tschema wait_schema = { "ulocks", NCOLS(wait_cols), wait_cols };
-static const struct tschema wake_schema = { "ulocks.wakers", NCOLS(wake_cols), wake_cols };
-static const struct tschema hold_schema = { "ulocks.holds", NCOLS(hold_cols), hold_cols };
-static const struct tschema lost_schema = { "ulocks.lost", NCOLS(lost_cols), lost_cols };
-static const struct tschema cost_schema = { "ulocks.uprobes", NCOLS(cost_cols), cost_cols };
-
-#define NLOST	NCOLS(lost_cols)
+#define NLOST	ULOCKS_LOST__NCOLS
 _Static_assert(sizeof(struct ulock_lost) == NLOST * sizeof(__u64), "one column per loss counter");
 
 enum { SRC_WAIT, SRC_WAKE, SRC_HOLD, SRC__COUNT };
@@ -173,11 +130,11 @@ static void stack_of(struct tustack *s, uint32_t tgid, const __u64 *frames)
 /* lock, pid, kind, (stack), name, comm; the stack column is set later. */
 static void common_keys(struct ulocks *u, uint64_t lock, uint32_t tgid, uint32_t kind, uint64_t *row)
 {
-	row[KC_LOCK] = lock;
-	row[KC_PID] = tgid;
-	row[KC_KIND] = kind;
-	row[KC_NAME] = tptr(ulock_names__lock(&u->names, tgid, lock));
-	row[KC_COMM] = tptr(ulock_names__comm(&u->names, tgid));
+	row[ULOCKS__LOCK] = lock;
+	row[ULOCKS__PID] = tgid;
+	row[ULOCKS__KIND] = kind;
+	row[ULOCKS__NAME] = tptr(ulock_names__lock(&u->names, tgid, lock));
+	row[ULOCKS__COMM] = tptr(ulock_names__comm(&u->names, tgid));
 }
 
 static int lock_keys(void *ctx, const void *key, uint64_t *row, void *stack)
@@ -194,8 +151,8 @@ static int wake_keys(void *ctx, const void *key, uint64_t *row, void *stack)
 	const struct uwake_key *k = key;
 
 	common_keys(ctx, k->lock, k->tgid, k->kind, row);
-	row[NKEY_COLS] = k->waker;
-	row[NKEY_COLS + 1] = k->from_owner;
+	row[ULOCKS_WAKERS__WAKER] = k->waker;
+	row[ULOCKS_WAKERS__FROM_OWNER] = k->from_owner;
 	stack_of(stack, k->tgid, k->frames);
 	return 0;
 }
@@ -302,8 +259,8 @@ static int drain_cost(struct collector *c, struct ulocks *u)
 	row = trows_add(&u->cost);
 	if (!row)
 		return -ENOMEM;
-	row[0] = cur[0] - u->cost_last[0];
-	memcpy(&row[1], &cur[1], 3 * sizeof(cur[0]));
+	row[ULOCKS_UPROBES__HITS] = cur[0] - u->cost_last[0];
+	memcpy(&row[ULOCKS_UPROBES__HIT_NS], &cur[1], 3 * sizeof(cur[0]));
 	memcpy(u->cost_last, cur, sizeof(cur));
 	return collector_add_table(c, &u->cost.rows);
 }
@@ -539,13 +496,13 @@ static int init_sources(struct ulocks *u, int ncpus)
 	struct ulocks_bpf *s = u->skel;
 	int i, err = 0;
 
-	u->src[SRC_WAIT] = source(&wait_schema, s->maps.wait_rows, sizeof(struct ulock_key),
+	u->src[SRC_WAIT] = source(ls_schema(TBL_ULOCKS), s->maps.wait_rows, sizeof(struct ulock_key),
 				  sizeof(struct ulock_wait), NKEY_COLS, wait_values, lock_keys, u);
-	u->src[SRC_WAKE] = source(&wake_schema, s->maps.wake_rows, sizeof(struct uwake_key),
-				  sizeof(struct uwake_val), NKEY_COLS + 2, wake_values, wake_keys, u);
-	u->src[SRC_HOLD] = source(&hold_schema, s->maps.hold_rows, sizeof(struct ulock_key),
+	u->src[SRC_WAKE] = source(ls_schema(TBL_ULOCKS_WAKERS), s->maps.wake_rows, sizeof(struct uwake_key),
+				  sizeof(struct uwake_val), ULOCKS_WAKERS__WAKES, wake_values, wake_keys, u);
+	u->src[SRC_HOLD] = source(ls_schema(TBL_ULOCKS_HOLDS), s->maps.hold_rows, sizeof(struct ulock_key),
 				  sizeof(struct uhold_val), NKEY_COLS, hold_values, lock_keys, u);
-	u->lost = source(&lost_schema, s->maps.ulock_lost, sizeof(uint32_t), sizeof(struct ulock_lost),
+	u->lost = source(ls_schema(TBL_ULOCKS_LOST), s->maps.ulock_lost, sizeof(uint32_t), sizeof(struct ulock_lost),
 			 0, NULL, NULL, u);
 	for (i = 0; i < SRC__COUNT && !err; i++)
 		err = tsource_init(&u->src[i], ncpus);
@@ -561,7 +518,7 @@ static struct ulocks *ulocks_new(struct collector *c)
 	u->ncpus = c->ncpus;
 	u->budget = c->o.event_budget ? c->o.event_budget : DEFAULT_BUDGET;
 	u->force = c->o.force;
-	u->cost.rows.schema = &cost_schema;
+	u->cost.rows.schema = ls_schema(TBL_ULOCKS_UPROBES);
 	maps_cache__init(&u->own_maps, 0);
 	if (ulock_names__init(&u->names, c->o.maps ? c->o.maps : &u->own_maps))
 		return u;	/* the caller sees skel == NULL */
@@ -621,9 +578,9 @@ static uint64_t lock_waits(const struct trows *r)
 	size_t i;
 
 	for (i = 0; i < r->n; i++) {
-		kind = r->v[i * nc + KC_KIND];
+		kind = r->v[i * nc + ULOCKS__KIND];
 		if (kind != ULK_COND && kind != ULK_FUTEX)
-			sum += r->v[i * nc + NKEY_COLS];
+			sum += r->v[i * nc + ULOCKS__CONTENDED];
 	}
 	return sum;
 }
@@ -720,8 +677,6 @@ static unsigned ulocks_fill(const void *priv, uint32_t latest, uint32_t *before)
 }
 
 const struct family_ops ulocks_family = {
-	.name = "ulocks",
-	.what = "user-space lock waits from the futex syscalls (record -e ulocks)",
 	.choose_mode = ulocks_choose_mode,
 	.open = ulocks_open,
 	.drain = ulocks_drain,
@@ -786,9 +741,6 @@ static const struct bpf_object *uprobes_object(const void *priv)
 }
 
 const struct family_ops uprobes_family = {
-	.name = "uprobes",
-	.what = "acquisitions and holds of user locks, from uprobes on glibc's lock functions "
-		"(record --uprobes; about 20 us a hit)",
 	.choose_mode = uprobes_choose_mode,
 	.open = uprobes_open,
 	.drain = uprobes_drain,

@@ -23,7 +23,7 @@
 #include "targets.skel.h"
 #include "base/buf.h"
 
-#define FAMILY_OPS_ENTRY(NAME, name)	[FAMILY_I_##NAME] = &name##_family,
+#define FAMILY_OPS_ENTRY(NAME, name, flags, help)	[FAMILY_I_##NAME] = &name##_family,
 static const struct family_ops *const families[FAMILY_COUNT] = {
 	LOCKSTAT_FAMILIES(FAMILY_OPS_ENTRY)
 };
@@ -32,52 +32,6 @@ static const struct family_ops *const families[FAMILY_COUNT] = {
 static const struct family_ops *ops_of(enum family f)
 {
 	return families[__builtin_ctz(f)];
-}
-
-const char *family_name(enum family f)
-{
-	return f && __builtin_ctz(f) < FAMILY_COUNT ? ops_of(f)->name : "?";
-}
-
-const char *family_what(enum family f)
-{
-	return ops_of(f)->what;
-}
-
-const char *family_names_list(void)
-{
-	static char list[128];
-	size_t used = 0;
-	int i;
-
-	for (i = 0; i < FAMILY_COUNT && used < sizeof(list); i++)
-		used += snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "", families[i]->name);
-	return list;
-}
-
-int family_parse(const char *list, unsigned int *mask, const char **bad)
-{
-	static char word[64];
-	const char *p = list;
-	int i;
-
-	*mask = 0;
-	while (*p) {
-		size_t n = strcspn(p, ",");
-
-		snprintf(word, sizeof(word), "%.*s", (int)n, p);
-		for (i = 0; i < FAMILY_COUNT; i++)
-			if (!strcmp(word, families[i]->name))
-				break;
-		if (i == FAMILY_COUNT) {
-			*bad = word;
-			return -EINVAL;
-		}
-		*mask |= 1U << i;
-		p += n + (p[n] == ',');
-	}
-	*bad = "";
-	return *mask ? 0 : -EINVAL;
 }
 
 int family_choose_mode(enum family f, const struct features *feat, enum attach_mode want,
@@ -395,7 +349,7 @@ static void say_why_none(const struct collector *c, char *why, size_t len)
 	for (i = 0; i < FAMILY_COUNT && used < len; i++)
 		if (c->status[i].state != FSTATE_NOT_WANTED)
 			used += snprintf(why + used, len - used, "%s%s: %s", used ? "; " : "",
-					 families[i]->name, c->status[i].why);
+					 family_name(1 << i), c->status[i].why);
 }
 
 static bool any_attached(const struct collector *c)
@@ -572,7 +526,7 @@ static int trim_family(struct collector *c, int i)
 	c->trim_drain[i] = c->ndrains;
 	c->trims[i]++;
 	pr_info("%s: removed %d rows idle longest from the kernel's maps, %.1f %% full before, %.1f %% after\n",
-		families[i]->name, n, full / 10.0, after / 10.0);
+		family_name(1 << i), n, full / 10.0, after / 10.0);
 	return n;
 }
 
@@ -731,7 +685,7 @@ static int raw_costs(const struct collector *c, struct probe_cost *out, size_t m
 
 		if (c->status[i].state != FSTATE_ATTACHED || !obj)
 			continue;
-		out[n] = (struct probe_cost){ .family = 1 << i, .name = families[i]->name };
+		out[n] = (struct probe_cost){ .family = 1 << i, .name = family_name(1 << i) };
 		err = object_cost(obj, &out[n]);
 		if (err)
 			return err;

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "format/families.h"
 #include "format/family_meta.h"
 #include "record/kfeatures.h"
 #include "format/profile.h"
@@ -12,45 +13,11 @@
 
 /*
  * The collector loads and attaches the probe families and drains their
- * maps into rows. Nothing else in lockstat touches a BPF map.
- *
- * The probe families, in the order they open and drain (uprobes after
- * ulocks, which attaches them): one line each, NAME and the name -e
- * takes. Each is a struct family_ops, name_family, in lib/collect_*.c.
+ * maps into rows. Nothing else in lockstat touches a BPF map. The
+ * families, their names, flags and tables: lib/format/families.h; each is
+ * a struct family_ops, name_family, in lib/record/collect_*.c.
  */
-#define LOCKSTAT_FAMILIES(F)						\
-	F(LOCKS, locks)		/* kernel lock contention */		\
-	F(SAMPLE, sample)	/* sampling profiler */			\
-	F(MMAP_LOCK, mmap_lock)	/* mmap_lock wait and hold, its tracepoints */ \
-	F(FD, fd)		/* fd syscalls, fd-table sharing, fget family */ \
-	F(PAGECACHE, pagecache)	/* filemap and readahead tracepoints */	\
-	F(HOLD, hold)		/* hold times: fentry/kprobes on lock functions */ \
-	F(ULOCKS, ulocks)	/* user-space locks: futex waits */	\
-	F(UPROBES, uprobes)	/* with ulocks: uprobes on glibc's lock functions */
 
-enum family_index {
-#define FAMILY_INDEX(NAME, name)	FAMILY_I_##NAME,
-	LOCKSTAT_FAMILIES(FAMILY_INDEX)
-#undef FAMILY_INDEX
-	FAMILY_COUNT
-};
-
-/* Sets of families are masks of these bits. */
-enum family {
-#define FAMILY_BIT(NAME, name)	FAMILY_##NAME = 1 << FAMILY_I_##NAME,
-	LOCKSTAT_FAMILIES(FAMILY_BIT)
-#undef FAMILY_BIT
-};
-
-#define FAMILY_DEFAULT	(FAMILY_LOCKS | FAMILY_SAMPLE | FAMILY_MMAP_LOCK)
-
-/* "locks,sample" -> mask; 0 or -EINVAL with the bad word in *bad. */
-int family_parse(const char *list, unsigned int *mask, const char **bad);
-const char *family_name(enum family f);
-/* The names family_parse() knows, comma-separated, for messages. */
-const char *family_names_list(void);
-/* What the family measures, through which probes: one line, for probe. */
-const char *family_what(enum family f);
 /*
  * The mode family f would attach with on this kernel under --attach want,
  * decided from the features alone as record decides it (nothing is

@@ -15,13 +15,12 @@ struct maptrack;
 struct targets_bpf;
 
 /*
- * One probe family: what the collector knows of it. Every member but
+ * One probe family: what the collector knows of it (its name, flags and
+ * help are the family table's, lib/format/families.h). Every member but
  * lost_names/lost is required. priv is the family's own state, NULL
  * until open() sets it (open may set it and still fail: free() follows).
  */
 struct family_ops {
-	const char *name;	/* as -e spells it, and in META */
-	const char *what;	/* what it measures, through which probes: for probe */
 	/*
 	 * From the features alone (nothing loaded): the mode it would attach
 	 * with under --attach want, in st->mode (and st->missing/why for a
@@ -68,7 +67,7 @@ struct family_ops {
 	unsigned (*fill)(const void *priv, uint32_t latest, uint32_t *before);
 };
 
-#define FAMILY_OPS_DECLARE(NAME, name)	extern const struct family_ops name##_family;
+#define FAMILY_OPS_DECLARE(NAME, name, flags, help)	extern const struct family_ops name##_family;
 LOCKSTAT_FAMILIES(FAMILY_OPS_DECLARE)
 #undef FAMILY_OPS_DECLARE
 

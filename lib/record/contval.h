@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include "contention.h"
 
-/* The waits slot i of a log2 histogram of nslots holds (bpf/hist.h): [bottom, top]. */
+/* The waits slot i of a log2 histogram of nslots holds (format/consts.h): [bottom, top]. */
 uint64_t log2_slot_bottom(int i);
 uint64_t log2_slot_top(int i, int nslots);
 

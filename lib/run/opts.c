@@ -10,6 +10,7 @@
 #include <string.h>
 #include "base/log.h"
 #include "base/optval.h"
+#include "format/families.h"
 #include "record/collector.h"
 #include "run/opts.h"
 
@@ -195,6 +196,34 @@ static int parse_quiet(struct session_opts *o, const char *arg)
 
 /* --- the table ------------------------------------------------------------ */
 
+/* The column the texts begin in; a longer head is followed by two spaces. */
+#define HELP_COLUMN	25
+#define HELP_WIDTH	81
+
+/*
+ * -e's text from the family table: its lines wrapped for the help's
+ * column, without the indent that put_row() adds after each newline.
+ */
+static const char *events_text(bool brief)
+{
+	static char text[1024];
+	const char *help;
+	size_t n = 0;
+
+	if (brief) {
+		snprintf(text, sizeof(text), "probe families, as for record (default %s)",
+			 family_default_names());
+		return text;
+	}
+	for (help = family_events_help(HELP_COLUMN, HELP_WIDTH); *help && n + 1 < sizeof(text); help++) {
+		text[n++] = *help;
+		if (*help == '\n')
+			help += strspn(help + 1, " ");
+	}
+	text[n] = '\0';
+	return text;
+}
+
 /*
  * record's --help says it all; top and serve say less where record's
  * text is long and point to it (brief).
@@ -209,12 +238,7 @@ static const struct run_opt shared_opts[] = {
 	  true, parse_cgroup },
 	{ "duration", 'd', "SECS", "stop after SECS seconds (at least 0.01)", "stop after SECS seconds",
 	  false, parse_duration },
-	{ "events", 'e', "LIST",
-	  "probe families: locks, sample, mmap_lock, fd, pagecache,\n"
-	  "hold, ulocks, uprobes (default locks,sample; mmap_lock\n"
-	  "comes with locks); -NAME takes one out (alone: out of\n"
-	  "the default)",
-	  "probe families, as for record (default locks,sample)", false, parse_events },
+	{ "events", 'e', "LIST", NULL, NULL, false, parse_events, events_text },
 	{ "hold", SESSION_OPT_HOLD, NULL, "add hold times of kernel mutexes, rwsems and spinlocks\n"
 	  "(fentry only: kprobes there are refused; costly: the\ncost is printed)",
 	  "add hold times of kernel locks (costly, see lockstat-record(1))", false, parse_hold },
@@ -331,11 +355,10 @@ static const char *row_text(const struct run_cmd *c, const struct run_opt *r, bo
 		if (!strcmp(t->name, r->name))
 			return t->help;
 	*verb = r->verb;
+	if (r->text)
+		return r->text(c->brief);
 	return c->brief && r->brief ? r->brief : r->help;
 }
-
-/* The column the texts begin in; a longer head is followed by two spaces. */
-#define HELP_COLUMN	25
 
 static void put_row(FILE *f, const struct run_cmd *c, const struct run_opt *r)
 {

@@ -87,6 +87,8 @@ struct run_opt {
 	const char *brief;	/* the shorter text of top and serve, which refer to record's; NULL: help */
 	bool verb;		/* help goes after the command's verb ("record", "watch") */
 	int (*parse)(struct session_opts *o, const char *arg);	/* NULL: the command parses it */
+	/* Texts made at run time (-e's, from the family table); NULL: help and brief. */
+	const char *(*text)(bool brief);
 };
 
 /* A command's own wording of a shared option's help. */

@@ -33,8 +33,7 @@ static struct collector_opts collector_opts_of(struct session *s)
 		.force = s->o.force,
 		.maps = &s->maps,
 		/* The opt-in families are the costly ones: say what they cost. */
-		.probe_stats = s->o.probe_stats ||
-			       (s->o.families & (FAMILY_FD | FAMILY_PAGECACHE | FAMILY_HOLD)),
+		.probe_stats = s->o.probe_stats || (s->o.families & FAMILY_OPTIN),
 	};
 }
 

@@ -167,11 +167,10 @@ void session_on_new_process(void *ctx, uint32_t tgid)
 /* A loss table's columns (NAME.lost: every column a loss counter) added up, for the lost: line. */
 static void add_table_losses(struct session *s, const struct trows *t)
 {
-	const char *name = t->schema->name;
-	size_t len = strlen(name), r, k;
+	size_t r, k;
 	uint32_t c;
 
-	if (len < 5 || strcmp(name + len - 5, ".lost"))
+	if (!ls_table_is_lost(t->schema))
 		return;
 	for (c = 0; c < t->schema->ncols; c++) {
 		uint64_t sum = 0;

@@ -261,19 +261,18 @@ static double lock_value(const struct diff *d, const struct lock_row_val *v)
 /* --- families ------------------------------------------------------------------------ */
 
 static const struct {
-	const char *name;
+	enum family family;
 	const char *what;
-	const char *meta;	/* the META key that says how it was recorded */
 	enum diff_view view;
 } families[DIFF_FAMILY__COUNT] = {
-	[DIFF_FAMILY_LOCKS] = { "locks", "kernel locks", "probe.contention", DIFF_VIEW_LOCKS },
-	[DIFF_FAMILY_ULOCKS] = { "ulocks", "user locks", "probe.ulocks", DIFF_VIEW_LOCKS },
-	[DIFF_FAMILY_SAMPLE] = { "sample", "CPU samples", "probe.sample", DIFF_VIEW_HITS },
+	[DIFF_FAMILY_LOCKS] = { FAMILY_LOCKS, "kernel locks", DIFF_VIEW_LOCKS },
+	[DIFF_FAMILY_ULOCKS] = { FAMILY_ULOCKS, "user locks", DIFF_VIEW_LOCKS },
+	[DIFF_FAMILY_SAMPLE] = { FAMILY_SAMPLE, "CPU samples", DIFF_VIEW_HITS },
 };
 
 const char *diff_family_name(enum diff_family f)
 {
-	return families[f].name;
+	return family_name(families[f].family);
 }
 
 const char *diff_family_what(enum diff_family f)
@@ -288,14 +287,18 @@ bool diff_family_in_view(enum diff_family f, enum diff_view v)
 
 bool diff_recorded(const struct profile *p, enum diff_family f)
 {
-	const char *mode = profile__meta(p, families[f].meta);
+	const char *mode;
+	char key[64];
 
+	/* The META key that says how it was recorded, in files of every version. */
+	snprintf(key, sizeof(key), "probe.%s", family_legacy_name(diff_family_name(f)));
+	mode = profile__meta(p, key);
 	if (mode)	/* "tp_btf", "not recorded", "not attached: why" */
 		return strncmp(mode, "not ", 4) != 0;
 	if (f == DIFF_FAMILY_LOCKS)
 		return p->nbuckets > 0;
 	if (f == DIFF_FAMILY_ULOCKS)
-		return profile__table(p, "ulocks") != NULL;
+		return profile__ltable(p, TBL_ULOCKS) != NULL;
 	return p->nsample_buckets > 0;
 }
 
@@ -340,7 +343,7 @@ void diff_family_text(char *buf, size_t len, enum diff_family f, const struct di
 		      size_t nb, size_t np)
 {
 	snprintf(buf, len, "%s (-e %s): recorded by %zu of %zu base run%s and %zu of %zu patched run%s",
-		 families[f].what, families[f].name, r->nb, nb, nb == 1 ? "" : "s", r->np, np,
+		 families[f].what, diff_family_name(f), r->nb, nb, nb == 1 ? "" : "s", r->np, np,
 		 np == 1 ? "" : "s");
 }
 

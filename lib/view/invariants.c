@@ -14,7 +14,7 @@
 #include "base/nsfmt.h"
 #include "format/ctable.h"
 #include "format/locktype.h"
-#include "hist.h"
+#include "format/consts.h"
 #include "view/invariants.h"
 #include "view/stats.h"
 #include "view/view_fd.h"
@@ -440,7 +440,8 @@ static void check_pc_list(struct inv_report *r, const struct pc_list *l, bool fi
 	char where[512];
 	size_t i;
 
-	memcpy(names, pc_val_names, sizeof(pc_val_names));
+	for (i = 0; i < PC__NVALS; i++)
+		names[i] = pc_val_name(i);
 	names[PC__NVALS] = "contended";
 	names[PC__NVALS + 1] = "wait";
 	for (i = 0; i < l->n; i++) {
@@ -472,14 +473,24 @@ static int check_pagecache(struct inv_report *r, const struct profile *p)
 	return err == -ENOENT ? 0 : err;
 }
 
-/* The counter tables' count, total, min and max columns that make an average. */
+/*
+ * The counter tables' count, total, min and max columns that make an
+ * average (min -1: none), by their names: any table with the same columns
+ * has the same average.
+ */
 static const struct {
-	const char *count, *total, *min, *max;
+	enum ls_table table;
+	int count, total, min, max;
 } table_avgs[] = {
-	{ "held", "hold_ns", NULL, "hold_max_ns" },
-	{ "contended", "wait_ns", "wait_min_ns", "wait_max_ns" },
-	{ "calls", "time_ns", NULL, "max_ns" },
+	{ TBL_HOLD, HOLD__HELD, HOLD__HOLD_NS, -1, HOLD__HOLD_MAX_NS },
+	{ TBL_ULOCKS, ULOCKS__CONTENDED, ULOCKS__WAIT_NS, ULOCKS__WAIT_MIN_NS, ULOCKS__WAIT_MAX_NS },
+	{ TBL_FD_FGET, FD_FGET__CALLS, FD_FGET__TIME_NS, -1, FD_FGET__MAX_NS },
 };
+
+static const char *avg_col(size_t a, int col)
+{
+	return ls_col_name(table_avgs[a].table, col);
+}
 
 #define NAVGS	(sizeof(table_avgs) / sizeof(table_avgs[0]))
 
@@ -524,7 +535,8 @@ static void check_table_row(struct inv_report *r, const struct ptable *t, const 
 
 		if (k[0] < 0 || k[1] < 0 || k[3] < 0)
 			continue;
-		if (check_count(r, where, table_avgs[a].count, row[k[0]], table_avgs[a].total, row[k[1]]))
+		if (check_count(r, where, avg_col(a, table_avgs[a].count), row[k[0]],
+				avg_col(a, table_avgs[a].total), row[k[1]]))
 			check_avg(r, where, "", row[k[0]], row[k[1]], k[2] >= 0 ? row[k[2]] : 0, k[2] >= 0,
 				  row[k[3]]);
 	}
@@ -551,10 +563,10 @@ static void check_table(struct inv_report *r, const struct profile *p, const str
 	size_t it = 0, a;
 
 	for (a = 0; a < NAVGS; a++) {
-		cols[a][0] = ptable__col(t, table_avgs[a].count);
-		cols[a][1] = ptable__col(t, table_avgs[a].total);
-		cols[a][2] = table_avgs[a].min ? ptable__col(t, table_avgs[a].min) : -1;
-		cols[a][3] = ptable__col(t, table_avgs[a].max);
+		cols[a][0] = ptable__col(t, avg_col(a, table_avgs[a].count));
+		cols[a][1] = ptable__col(t, avg_col(a, table_avgs[a].total));
+		cols[a][2] = table_avgs[a].min >= 0 ? ptable__col(t, avg_col(a, table_avgs[a].min)) : -1;
+		cols[a][3] = ptable__col(t, avg_col(a, table_avgs[a].max));
 	}
 	while ((row = htab_next(&t->rows, &it, NULL))) {
 		size_t before = r->n;

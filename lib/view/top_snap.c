@@ -431,7 +431,7 @@ static int build_funcs(struct top_snap *s, const struct top_model *m, const stru
 	size_t i;
 	int err;
 
-	family_meta_read(m->cum, "sample", &sample);
+	family_meta_read(m->cum, family_name(FAMILY_SAMPLE), &sample);
 	s->has_samples = sample.state == FSTATE_ATTACHED;
 	err = hits_view__build(&cv, m->cum, &f, false);
 	if (err)

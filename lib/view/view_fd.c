@@ -10,13 +10,13 @@ static uint64_t per_sec(const struct fd_view *v, uint64_t n)
 	return v->secs > 0 ? (uint64_t)(n / v->secs + 0.5) : 0;
 }
 
-/* Column indexes of one table, looked up by name; -1 when absent. */
-static bool cols_of(const struct ptable *t, const char *const *names, int *idx, size_t n)
+/* Column indexes of one of the family's tables; false when one is absent. */
+static bool cols_of(const struct ptable *t, enum ls_table id, const unsigned int *cols, int *idx, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if ((idx[i] = ptable__col(t, names[i])) < 0)
+		if ((idx[i] = ptable__lcol(t, id, cols[i])) < 0)
 			return false;
 	return true;
 }
@@ -101,13 +101,14 @@ static void settle_tables(struct fd_view *v)
 
 static int read_threads(struct fd_view *v, const struct ptable *t)
 {
-	static const char *const names[] = { "pid", "tid", "comm", "files", "file_lock", "syscalls" };
+	static const unsigned int cols[] = { FD_THREADS__PID, FD_THREADS__TID, FD_THREADS__COMM,
+					     FD_THREADS__FILES, FD_THREADS__FILE_LOCK, FD_THREADS__SYSCALLS };
 	int c[6];
 	const uint64_t *row;
 	size_t it = 0;
 	int err = 0;
 
-	if (!cols_of(t, names, c, 6))
+	if (!cols_of(t, TBL_FD_THREADS, cols, c, 6))
 		return -EINVAL;
 	while (!err && (row = htab_next(&t->rows, &it, NULL)))
 		err = add_thread(v, row, c);
@@ -130,7 +131,7 @@ static void consider_top(struct fd_proc *p, uint32_t name, uint64_t calls)
 
 static int read_syscalls(struct fd_view *v, const struct ptable *t)
 {
-	static const char *const names[] = { "pid", "syscall", "calls" };
+	static const unsigned int cols[] = { FD_SYSCALLS__PID, FD_SYSCALLS__SYSCALL, FD_SYSCALLS__CALLS };
 	const struct pid_u64 *k;
 	const uint64_t *row;
 	struct fd_proc *p;
@@ -140,7 +141,7 @@ static int read_syscalls(struct fd_view *v, const struct ptable *t)
 
 	if (!t)
 		return 0;
-	if (!cols_of(t, names, c, 3))
+	if (!cols_of(t, TBL_FD_SYSCALLS, cols, c, 3))
 		return -EINVAL;
 	while ((row = htab_next(&t->rows, &it, NULL))) {
 		struct pid_u64 key = { .pid = row[c[0]], .v = row[c[1]] };
@@ -158,14 +159,15 @@ static int read_syscalls(struct fd_view *v, const struct ptable *t)
 
 static int read_fget(struct fd_view *v, const struct ptable *t)
 {
-	static const char *const names[] = { "pid", "tid", "calls", "time_ns", "max_ns" };
+	static const unsigned int cols[] = { FD_FGET__PID, FD_FGET__TID, FD_FGET__CALLS, FD_FGET__TIME_NS,
+					     FD_FGET__MAX_NS };
 	const uint64_t *row;
 	size_t it = 0;
 	int c[5];
 
 	if (!t)
 		return 0;
-	if (!cols_of(t, names, c, 5))
+	if (!cols_of(t, TBL_FD_FGET, cols, c, 5))
 		return -EINVAL;
 	while ((row = htab_next(&t->rows, &it, NULL))) {
 		struct fd_proc *p = proc_of(v, row[c[0]]);
@@ -219,7 +221,7 @@ static int read_probe(struct fd_view *v, const struct profile *p)
 	struct family_status *st = &v->probe, locks;
 	const char *plus;
 
-	family_meta_read(p, "fd", st);
+	family_meta_read(p, family_name(FAMILY_FD), st);
 	if (st->state != FSTATE_ATTACHED)
 		return -ENOENT;
 	plus = strchr(st->mode, '+');
@@ -229,7 +231,7 @@ static int read_probe(struct fd_view *v, const struct profile *p)
 		v->fget = plus + 1;
 	else
 		v->fget_why = !strcmp(st->missing, "fget") ? st->why : "no fget information in this profile";
-	family_meta_read(p, "locks", &locks);
+	family_meta_read(p, family_name(FAMILY_LOCKS), &locks);
 	v->locks = locks.state == FSTATE_ATTACHED;
 	return 0;
 }
@@ -326,7 +328,7 @@ static void figures(struct fd_view *v)
 
 int fd_view__build(struct fd_view *v, const struct profile *p, const struct fd_filter *f)
 {
-	const struct ptable *threads = profile__table(p, "fd.threads");
+	const struct ptable *threads = profile__ltable(p, TBL_FD_THREADS);
 	int err;
 
 	fd_view_init(v);
@@ -339,9 +341,9 @@ int fd_view__build(struct fd_view *v, const struct profile *p, const struct fd_f
 		return 0;
 	err = read_threads(v, threads);
 	if (!err)
-		err = read_syscalls(v, profile__table(p, "fd.syscalls"));
+		err = read_syscalls(v, profile__ltable(p, TBL_FD_SYSCALLS));
 	if (!err)
-		err = read_fget(v, profile__table(p, "fd.fget"));
+		err = read_fget(v, profile__ltable(p, TBL_FD_FGET));
 	if (!err)
 		err = read_waits(v, p);
 	if (!err)

@@ -7,9 +7,13 @@
 #include "format/family_meta.h"
 #include "view/view_pagecache.h"
 
-const char *const pc_val_names[PC__NVALS] = {
-	"added", "evicted", "removed", "lookups", "faults", "map_pages", "readahead",
-};
+_Static_assert(PC__NVALS == PC_FILES__NCOLS - PC_FILES__ADDED, "one value per pagecache.files value column");
+_Static_assert(PC__NVALS == PC_PROCS__NCOLS - PC_PROCS__ADDED, "one value per pagecache.procs value column");
+
+const char *pc_val_name(enum pc_val v)
+{
+	return ls_schema(TBL_PC_FILES)->cols[PC_FILES__ADDED + v].name;
+}
 
 static struct pc_entry *entry_of(struct pc_list *l, const uint64_t id[2])
 {
@@ -28,13 +32,13 @@ static struct pc_entry *entry_of(struct pc_list *l, const uint64_t id[2])
 	return &l->e[l->n - 1];
 }
 
-/* The columns of a table by name; -1 for the missing ones. */
-static void find_cols(const struct ptable *t, const char *const *names, int n, int *out)
+/* The columns of a table; -1 for the missing ones (and for a column id of -1). */
+static void find_cols(const struct ptable *t, enum ls_table id, const int *cols, int n, int *out)
 {
 	int i;
 
 	for (i = 0; i < n; i++)
-		out[i] = ptable__col(t, names[i]);
+		out[i] = cols[i] < 0 ? -1 : ptable__lcol(t, id, cols[i]);
 }
 
 static void merge_values(struct pc_entry *e, const uint64_t *row, const int *vc)
@@ -53,15 +57,17 @@ static void merge_values(struct pc_entry *e, const uint64_t *row, const int *vc)
  * only where the inode was read: the name and the lock win.
  */
 static int build_list(struct pc_list *l, const struct profile *p, const struct ptable *t,
-		      const char *const keys[4])
+		      enum ls_table id, const int keys[4], int first_val)
 {
-	int kc[4], vc[PC__NVALS];
+	int kc[4], vc[PC__NVALS], vals[PC__NVALS], i;
 	const uint64_t *row;
 	struct pc_entry *e;
 	size_t it = 0;
 
-	find_cols(t, keys, 4, kc);
-	find_cols(t, pc_val_names, PC__NVALS, vc);
+	for (i = 0; i < PC__NVALS; i++)
+		vals[i] = first_val + i;
+	find_cols(t, id, keys, 4, kc);
+	find_cols(t, id, vals, PC__NVALS, vc);
 	if (kc[0] < 0 || kc[1] < 0)
 		return -EINVAL;
 	while ((row = htab_next(&t->rows, &it, NULL))) {
@@ -165,10 +171,10 @@ static void hit_ratios(struct pagecache_view *x, struct pc_list *l)
 
 int pagecache_view__build(struct pagecache_view *x, const struct profile *p)
 {
-	static const char *const file_keys[4] = { "dev", "ino", "path", "i_pages_lock" };
-	static const char *const proc_keys[4] = { "pid", "comm", "comm", "" };
-	const struct ptable *files = profile__table(p, "pagecache.files");
-	const struct ptable *procs = profile__table(p, "pagecache.procs");
+	static const int file_keys[4] = { PC_FILES__DEV, PC_FILES__INO, PC_FILES__PATH, PC_FILES__I_PAGES_LOCK };
+	static const int proc_keys[4] = { PC_PROCS__PID, PC_PROCS__COMM, PC_PROCS__COMM, -1 };
+	const struct ptable *files = profile__ltable(p, TBL_PC_FILES);
+	const struct ptable *procs = profile__ltable(p, TBL_PC_PROCS);
 	struct family_status st;
 	int err = 0;
 
@@ -176,16 +182,16 @@ int pagecache_view__build(struct pagecache_view *x, const struct profile *p)
 	htab_init(&x->files.index, 2 * sizeof(uint64_t), sizeof(size_t));
 	htab_init(&x->procs.index, 2 * sizeof(uint64_t), sizeof(size_t));
 	htab_init(&x->locks, sizeof(uint64_t), 2 * sizeof(uint64_t));
-	family_meta_read(p, "pagecache", &st);
+	family_meta_read(p, family_name(FAMILY_PAGECACHE), &st);
 	x->recorded = st.state == FSTATE_ATTACHED;
 	/* Tables are only written when they have rows: no table may still be a recording. */
 	if (!files && !procs && !x->recorded)
 		return -ENOENT;
 	x->lookups_counted = lookups_counted(&st);
 	if (files)
-		err = build_list(&x->files, p, files, file_keys);
+		err = build_list(&x->files, p, files, TBL_PC_FILES, file_keys, PC_FILES__ADDED);
 	if (!err && procs)
-		err = build_list(&x->procs, p, procs, proc_keys);
+		err = build_list(&x->procs, p, procs, TBL_PC_PROCS, proc_keys, PC_PROCS__ADDED);
 	if (!err)
 		err = index_locks(x, p);
 	if (err)

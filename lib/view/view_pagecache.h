@@ -17,7 +17,8 @@
 enum pc_val { PC_ADDED, PC_EVICTED, PC_REMOVED, PC_LOOKUPS, PC_FAULTS, PC_MAP_PAGES, PC_READAHEAD, PC__NVALS };
 
 /* The value columns of both tables, in enum pc_val's order. */
-extern const char *const pc_val_names[PC__NVALS];
+/* The value's column name in the pagecache tables. */
+const char *pc_val_name(enum pc_val v);
 
 /* One file (dev, ino) or process (pid, comm), merged over its rows. */
 struct pc_entry {

@@ -38,7 +38,7 @@ void table_view__col(const struct ptable *t, uint32_t c, struct tshown *out)
 /* The process of a user stack: the row's pid column (the ulocks tables'). */
 static uint32_t row_tgid(const struct ptable *t, const uint64_t *row)
 {
-	int pc = ptable__col(t, "pid");
+	int pc = ptable__col(t, ls_col_name(TBL_ULOCKS, ULOCKS__PID));
 
 	return pc >= 0 ? (uint32_t)row[pc] : 0;
 }

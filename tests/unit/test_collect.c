@@ -23,7 +23,7 @@
 #include <cmocka.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "hist.h"
+#include "format/consts.h"
 #include "contention.h"
 #include "record/contval.h"
 #include "record/mapscan.h"
