@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include "format/lock_naming.h"
 #include "format/locktype.h"
 #include "mmaplock.h"
 #include "view/anon.h"
@@ -27,7 +28,7 @@ static int index_names(const struct profile *p, struct htab *names)
 	for (it = 0; t && lc >= 0 && nc >= 0 && (row = htab_next(&t->rows, &it, NULL));) {
 		if (!(id = htab_get(names, &row[lc], NULL)))
 			return -ENOMEM;
-		if (!*id || profile__str(p, *id - 1)[0] == '0')	/* better than an address */
+		if (!*id || lock_name_is_anon(profile__str(p, *id - 1)))	/* better than an address */
 			*id = row[nc] + 1;
 	}
 	return 0;
@@ -58,9 +59,9 @@ static int hold_name_unfolded(struct lock_view *v, const struct htab *names, uin
 	const uint32_t *known = htab_find(names, &addr);
 	const uint32_t *anon = htab_find(&v->anon, &addr);
 	const struct ksym *sym = ksyms_find_data(&v->p->ksyms, addr);
-	char name[320], func[256];
+	char name[320];
 
-	if (known && *known && !anon_lock_name(profile__str(v->p, *known - 1))) {
+	if (known && *known && !lock_name_is_anon(profile__str(v->p, *known - 1))) {
 		*id = *known - 1;
 		return 0;
 	}
@@ -72,15 +73,10 @@ static int hold_name_unfolded(struct lock_view *v, const struct htab *names, uin
 		*id = *known - 1;
 		return 0;
 	}
-	if (sym && sym->addr == addr) {
+	if (sym && sym->addr == addr)
 		snprintf(name, sizeof(name), "%s", sym->name);
-	} else if (caller[0] == '[') {	/* no caller to name it after: as the writer does */
-		snprintf(name, sizeof(name), "0x%" PRIx64, addr);
-	} else {
-		snprintf(func, sizeof(func), "%s", caller);
-		func[strcspn(func, "+")] = '\0';
-		snprintf(name, sizeof(name), "0x%" PRIx64 "@%s", addr, func);
-	}
+	else	/* after its caller, the bare address without one ("[stack lost]") */
+		lock_name_anon(addr, caller, name, sizeof(name));
 	return lv_intern(v, name, id);
 }
 
@@ -246,7 +242,7 @@ static bool has_real_name(const struct lock_view *v, const struct htab *names, u
 	const uint32_t *known = htab_find(names, &addr);
 	const struct ksym *sym = ksyms_find_data(&v->p->ksyms, addr);
 
-	return (known && *known && !anon_lock_name(profile__str(v->p, *known - 1))) ||
+	return (known && *known && !lock_name_is_anon(profile__str(v->p, *known - 1))) ||
 	       (sym && sym->addr == addr) || htab_find(&v->anon, &addr);
 }
 
@@ -311,7 +307,7 @@ static int name_hold_only_locks(struct lock_view *v, const struct htab *names)
 			*b = *hf;
 	}
 	for (it = 0; !err && (hf = htab_next(&best, &it, (const void **)&key));) {
-		snprintf(name, sizeof(name), "0x%" PRIx64 "@%s", key[0], hf->func);
+		lock_name_anon(key[0], hf->func, name, sizeof(name));
 		id = htab_get(&v->anon, &key[0], NULL);
 		err = id ? lv_intern(v, name, id) : -ENOMEM;
 	}

@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The locks view: the contention rows, under the names the view gives their locks. */
 #include <errno.h>
-#include <inttypes.h>
-#include <stdio.h>
-#include <string.h>
+#include "format/lock_naming.h"
 #include "format/locktype.h"
 #include "sym/kmap.h"
 #include "view/anon.h"
@@ -33,7 +31,7 @@ static int named_row_unfolded(struct lock_view *v, const struct htab *given, con
 	int inserted;
 
 	*out = *k;
-	if (!anon_lock_name(profile__str(v->p, k->name)))
+	if (!lock_name_is_anon(profile__str(v->p, k->name)))
 		return 0;
 	if (id) {
 		out->name = *id;
@@ -43,7 +41,7 @@ static int named_row_unfolded(struct lock_view *v, const struct htab *given, con
 	if (!anon)
 		return -ENOMEM;
 	if (inserted) {	/* no caller anywhere: the bare address */
-		snprintf(bare, sizeof(bare), "0x%" PRIx64, k->lock_addr);
+		lock_name_anon(k->lock_addr, NULL, bare, sizeof(bare));
 		if (lv_intern(v, bare, anon))
 			return -ENOMEM;
 	}
@@ -62,7 +60,7 @@ int lv_named_row(struct lock_view *v, const struct htab *given, const struct loc
 /* Anonymous locks of names_from: address -> "0xADDRESS@busiest_function". */
 int lv_name_anon_locks(struct lock_view *v, const struct profile *from)
 {
-	char name[320], func[256];
+	char name[320];
 	const uint64_t *addr;
 	const uint32_t *caller;
 	struct htab best;
@@ -73,9 +71,7 @@ int lv_name_anon_locks(struct lock_view *v, const struct profile *from)
 	htab_init(&best, sizeof(uint64_t), sizeof(uint32_t));
 	err = anon_busiest_callers(from, &best);
 	while (!err && (caller = htab_next(&best, &it, (const void **)&addr))) {
-		snprintf(func, sizeof(func), "%s", profile__str(from, *caller));
-		func[strcspn(func, "+")] = '\0';
-		snprintf(name, sizeof(name), "0x%" PRIx64 "@%s", *addr, func);
+		lock_name_anon(*addr, profile__str(from, *caller), name, sizeof(name));
 		id = htab_get(&v->anon, addr, NULL);
 		err = id ? lv_intern(v, name, id) : -ENOMEM;
 	}

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include "format/lock_naming.h"
 #include "format/locktype.h"
 #include "view/view_locks_int.h"
 
@@ -203,7 +204,7 @@ static int urow_name(struct lock_view *v, const struct htab *heap, const struct 
 	if (r->name[0])
 		return lv_intern(v, r->name, id);
 	n = htab_find(heap, &r->lock);
-	snprintf(name, sizeof(name), "0x%" PRIx64 "@%s", r->lock, n ? lock_view__str(v, n->caller) : "?");
+	lock_name_user_heap(r->lock, n ? lock_view__str(v, n->caller) : NULL, name, sizeof(name));
 	return lv_intern(v, name, id);
 }
 
