@@ -147,6 +147,18 @@ static int add_unsampled_hold(struct lock_view *v, struct htab *index, uint32_t 
 	return 0;
 }
 
+/* A row of a table whose acquisitions carried a stack at 2^-shift: what its caller's estimates need. */
+static void add_hold_sample(struct lock_entry *e, struct lock_part *c, const struct hold_val *h, uint64_t shift)
+{
+	e->hold_sampled += h->acquired;
+	c->hest.sampled += h->acquired;
+	c->hest.sampled_ns += h->hold_ns;
+	c->hest.var_acquired += lv_var_weight(shift) * (double)h->acquired;
+	c->hest.var_hold += lv_var_weight(shift) * (double)h->hold_max_ns * (double)h->hold_ns;
+	if (!shift)
+		lv_hold_merge(&c->hest.certain, h);
+}
+
 static int add_hold_row(struct lock_view *v, struct htab *index, const struct htab *names,
 			const struct hold_source *src, const struct ptable *t, const uint64_t *row,
 			const struct lock_filter *f)
@@ -204,15 +216,8 @@ static int add_hold_row(struct lock_view *v, struct htab *index, const struct ht
 		return -ENOMEM;
 	w = weigh_hold(&h, shift);
 	e->hold_estimated |= shift > 0;
-	if (shc >= 0) {
-		e->hold_sampled += h.acquired;
-		c->hest.sampled += h.acquired;
-		c->hest.sampled_ns += h.hold_ns;
-		c->hest.var_acquired += lv_var_weight(shift) * (double)h.acquired;
-		c->hest.var_hold += lv_var_weight(shift) * (double)h.hold_max_ns * (double)h.hold_ns;
-		if (!shift)
-			lv_hold_merge(&c->hest.certain, &h);
-	}
+	if (shc >= 0)
+		add_hold_sample(e, c, &h, shift);
 	v->hold_total_estimated |= f->caller && shift > 0;
 	/* With a caller filter the lock's figures are its callers' estimates. */
 	lv_hold_merge(&e->h, f->caller ? &w : &h);
