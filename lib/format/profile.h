@@ -34,6 +34,12 @@ struct cont_row {
 	struct cont_row_key key;
 	struct cont_val val;	/* the delta for this bucket */
 	char comm[LS_COMM_LEN];	/* with -t */
+	/*
+	 * What the recording found at the lock's address (rq.__lock, a slab
+	 * object's field, "[stack]"), NULL: nothing; the writer's naming
+	 * rule (lock_naming.h) decides. Valid until the collector's next drain.
+	 */
+	const char *found;
 };
 
 /* A sampler row's process, thread and stacks: the collector's stack ids, -1 for none. */
@@ -306,8 +312,6 @@ const char *profile__caller(const struct profile *p, int32_t stack_id, char *buf
 /* Writer. */
 struct pwriter;
 struct btf;
-/* A lock on a task's stack: named "[stack]@function" by its row's caller. */
-#define LOCK_NAME_STACK	"[stack]"
 
 typedef int (*stack_fetch_fn)(void *ctx, int32_t id, uint64_t *frames, int max);
 
@@ -323,8 +327,6 @@ struct pwriter_opts {
 	int fd;
 	const struct ksyms *ksyms;	/* may be NULL: no names, no callers */
 	const struct btf *btf;		/* the kernel's, for arrays' elements; may be NULL */
-	/* A kernel lock without a symbol: 0 and its name, or -ENOENT (ctx: fetch_ctx). May be NULL. */
-	int (*name_lock)(void *ctx, uint64_t addr, char *buf, size_t len);
 	stack_fetch_fn fetch_stack;	/* lock stacks */
 	stack_fetch_fn fetch_sample_kstack;
 	stack_fetch_fn fetch_sample_ustack;

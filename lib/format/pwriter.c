@@ -11,10 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/buf.h"
-#include "format/locktype.h"
+#include "format/lock_naming.h"
 #include "format/profile.h"
 #include "format/pwriter_int.h"
-#include "sym/kmap.h"
 
 uint32_t pw_intern(struct pwriter *w, const char *s)
 {
@@ -174,44 +173,26 @@ static uint32_t caller_of(struct pwriter *w, uint64_t *frames, int n)
 }
 
 /*
- * Most specific first: BPF's class, a static symbol (kallsyms, else
- * System.map or a debug vmlinux: "table[3]" where BTF has the array),
- * what the recording found (rq.__lock, zone.lock, a slab object's field,
- * ptdesc.ptl), an address in the image as vmlinux+0xOFFSET, else the
- * bare address. The reader names those by the caller with the most waits
- * over the whole profile, which a writer cannot know yet. A name, once
- * given, never changes within a recording; but a lock on a task's stack
- * is "[stack]@function" of each row's own caller: its address is reused
- * by whatever runs on that stack next.
+ * The rule (lock_naming.h) names a lock from the facts of its row: its
+ * class, the symbols, what the recording found and its caller. A name
+ * that holds for its address is kept: the rule runs once per lock.
  */
-static uint32_t lock_name(struct pwriter *w, const struct cont_row_key *k, uint32_t caller)
+static uint32_t lock_name(struct pwriter *w, const struct cont_row *r, uint32_t caller)
 {
-	const char *cls = lock_class_name(k->lock_class);
-	const char *func;
-	uint32_t *id;
+	struct lock_facts f = {
+		.addr = r->key.lock_addr,
+		.lock_class = r->key.lock_class,
+		.found = r->found,
+		.caller = caller < w->nstrs ? w->strs[caller] : "",
+	};
+	uint32_t *id = htab_get(&w->lock_names, &f.addr, NULL);
+	enum lock_name_step step;
 	char name[320];
-	int err = -ENOENT;
 
-	if (cls)
-		return pw_intern(w, cls);
-	id = htab_get(&w->lock_names, &k->lock_addr, NULL);
-	if (id && *id)
+	if (!f.lock_class && id && *id)
 		return *id - 1;
-	if (w->o.ksyms)
-		err = kmap_static_name(w->o.ksyms, w->o.btf, k->lock_addr, name, sizeof(name));
-	if (err && w->o.name_lock)
-		err = w->o.name_lock(w->o.fetch_ctx, k->lock_addr, name, sizeof(name));
-	if (err && w->o.ksyms)
-		err = kmap_image_name(w->o.ksyms, k->lock_addr, name, sizeof(name));
-	if (err)
-		snprintf(name, sizeof(name), "0x%" PRIx64, (uint64_t)k->lock_addr);
-	if (!strcmp(name, LOCK_NAME_STACK)) {
-		func = caller < w->nstrs ? w->strs[caller] : "";
-		if (func[0] && func[0] != '[')
-			snprintf(name, sizeof(name), LOCK_NAME_STACK "@%.*s", (int)strcspn(func, "+"), func);
-		return pw_intern(w, name);
-	}
-	if (!id)
+	step = lock_name_kernel(w->o.ksyms, w->o.btf, &f, name, sizeof(name));
+	if (!id || !lock_name_per_address(step))
 		return pw_intern(w, name);
 	*id = pw_intern(w, name) + 1;
 	return *id - 1;
@@ -346,7 +327,7 @@ int pwriter__bucket(struct pwriter *w, uint64_t t0_ns, uint64_t t1_ns,
 	for (i = 0; i < nrows; i++) {
 		uint32_t caller = row_caller(w, &rows[i].key);
 
-		put_row(w, &b, &rows[i], lock_name(w, &rows[i].key, caller), caller);
+		put_row(w, &b, &rows[i], lock_name(w, &rows[i], caller), caller);
 	}
 	put_row_sampling(&b, rows, nrows);
 	err = pw_flush_then(w, CHUNK_LOCKSTAT, CHUNK_F_CRITICAL, &b);

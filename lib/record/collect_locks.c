@@ -627,13 +627,6 @@ static void locks_lost(const struct collector *c, const void *priv, uint64_t *va
 	memcpy(vals, &lost, sizeof(lost));
 }
 
-int collector__name_lock(void *ctx, uint64_t addr, char *buf, size_t len)
-{
-	const struct locks *l = family_priv(ctx, FAMILY_LOCKS);
-
-	return lockname__get(l ? l->names : NULL, addr, buf, len);
-}
-
 const char *collector__lock_names(const struct collector *c)
 {
 	const struct locks *l = family_priv(c, FAMILY_LOCKS);

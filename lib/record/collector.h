@@ -50,7 +50,7 @@ struct collector_opts {
 
 /* One drain's worth of rows, valid until the next drain. */
 struct snapshot {
-	struct cont_row *cont;
+	struct cont_row *cont;	/* each with what the recording found at its lock (found) */
 	size_t ncont;
 	struct sample_row *samples;
 	size_t nsamples;
@@ -170,12 +170,6 @@ uint64_t collector__stats_tick(struct collector *c, uint64_t now);
 uint64_t collector__stats_ns(const struct collector *c, uint64_t now);
 /* Whether the stats are on a tenth of the time (else throughout, or never). */
 bool collector__stats_cycled(const struct collector *c);
-/*
- * The name found while recording for a kernel lock without a symbol
- * (rq.__lock, zone.lock, a slab object's field): 0, or -ENOENT.
- * ctx is the collector (pwriter_opts.fetch_ctx).
- */
-int collector__name_lock(void *ctx, uint64_t addr, char *buf, size_t len);
 /*
  * The length under which a sampled kernel lock wait keeps its stack only
  * in proportion to its length (bpf/contention.bpf.c, stack_at_end()):

@@ -21,6 +21,7 @@
 #include "base/clock.h"
 #include "base/htab.h"
 #include "base/log.h"
+#include "format/lock_naming.h"
 #include "format/locktype.h"
 #include "record/kfeatures.h"
 #include "record/lockname.h"
@@ -518,7 +519,15 @@ static void name_new(struct lockname *ln, const struct cont_row_key *k, struct n
 	}
 }
 
-int lockname__prepare(struct lockname *ln, const struct cont_row *rows, size_t n)
+/* What was found at addr, NULL: nothing (the rule names it otherwise). */
+static const char *found_at(const struct lockname *ln, uint64_t addr)
+{
+	const struct name_entry *e = ln ? htab_find(&ln->names, &addr) : NULL;
+
+	return e && e->name[0] ? e->name : NULL;
+}
+
+int lockname__prepare(struct lockname *ln, struct cont_row *rows, size_t n)
 {
 	struct name_entry *e;
 	size_t i;
@@ -535,15 +544,8 @@ int lockname__prepare(struct lockname *ln, const struct cont_row *rows, size_t n
 		flush_zones(ln);
 		compose_status(ln);
 	}
-	return 0;
-}
-
-int lockname__get(const struct lockname *ln, uint64_t addr, char *buf, size_t len)
-{
-	const struct name_entry *e = ln ? htab_find(&ln->names, &addr) : NULL;
-
-	if (!e || !e->name[0])
-		return -ENOENT;
-	snprintf(buf, len, "%s", e->name);
+	/* After every insertion: the entries stay where they are until the next call. */
+	for (i = 0; i < n; i++)
+		rows[i].found = found_at(ln, rows[i].key.lock_addr);
 	return 0;
 }

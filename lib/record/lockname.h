@@ -40,11 +40,12 @@ bool lockname__want_slab(const struct lockname *ln);
 void lockname__use_map(struct lockname *ln, int lock_caches_fd);
 /*
  * Name the addresses of these rows not seen before, in batches; rows of
- * a per-task class check the slab path against the class.
+ * a per-task class check the slab path against the class. Each row's
+ * found is then what was found at its address (NULL: nothing), for the
+ * writer's naming rule (format/lock_naming.h); ln NULL: nothing at all.
+ * The names stay valid until the next call.
  */
-int lockname__prepare(struct lockname *ln, const struct cont_row *rows, size_t n);
-/* The name of addr: 0, or -ENOENT (no name: the reader names it by caller). */
-int lockname__get(const struct lockname *ln, uint64_t addr, char *buf, size_t len);
+int lockname__prepare(struct lockname *ln, struct cont_row *rows, size_t n);
 /* What this recording can name, and what not and why: one line. */
 const char *lockname__status(const struct lockname *ln);
 /* The sources of names and whether this kernel has them: how many, up to max. */

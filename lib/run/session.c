@@ -151,7 +151,6 @@ static int open_writer(struct session *s)
 		.fetch_sample_kstack = collector__fetch_sample_kstack,
 		.fetch_sample_ustack = collector__fetch_sample_ustack,
 		.fetch_ctx = s->col,
-		.name_lock = collector__name_lock,
 		.resolve_user = uresolve,
 		.resolve_ctx = &s->ures,
 		.usym_file = usym_file_of,

@@ -2,6 +2,7 @@
 /* The busiest caller of each anonymous lock (see anon.h). */
 #include <errno.h>
 #include <string.h>
+#include "format/lock_naming.h"
 #include "view/anon.h"
 
 struct func_key {
@@ -13,16 +14,6 @@ struct func_waits {
 	uint64_t waits;
 	uint32_t caller;	/* one caller string id in that function */
 };
-
-bool anon_lock_name(const char *name)
-{
-	size_t hex;
-
-	if (strncmp(name, "0x", 2))
-		return false;
-	hex = strspn(name + 2, "0123456789abcdef");
-	return hex && (!name[2 + hex] || name[2 + hex] == '@');
-}
 
 static size_t func_len(const char *caller)
 {
@@ -42,7 +33,7 @@ static int count_waits(const struct profile *p, struct htab *per_func)
 	while ((v = htab_next(&p->rows, &it, (const void **)&k))) {
 		const char *caller = profile__str(p, k->caller);
 
-		if (!anon_lock_name(profile__str(p, k->name)) || !caller[0] || caller[0] == '[')
+		if (!lock_name_is_anon(profile__str(p, k->name)) || !caller[0] || caller[0] == '[')
 			continue;
 		memset(&key, 0, sizeof(key));
 		key.addr = k->lock_addr;

@@ -9,14 +9,12 @@
 
 /*
  * Kernel locks the recording could not name (no symbol, no class, no
- * slab field: the profile has "0xADDRESS") are named by the function that
- * waited on them most, over the whole profile: 0xADDRESS@function. The
- * writer cannot know that function (later waits may change it); the
- * first caller seen, which older writers used, changes from run to run.
+ * slab field: the profile has "0xADDRESS", lock_name_is_anon()) are named
+ * by the function that waited on them most, over the whole profile:
+ * 0xADDRESS@function (format/lock_naming.h). The writer cannot know that
+ * function (later waits may change it); the first caller seen, which
+ * older writers used, changes from run to run.
  */
-
-/* "0xffff88810056eb7c", or as older writers named them, "0x...@function". */
-bool anon_lock_name(const char *name);
 
 /*
  * For every anonymous lock of p with a caller: address -> a caller string

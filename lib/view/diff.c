@@ -13,6 +13,7 @@
 #include <string.h>
 #include "base/buf.h"
 #include "view/diff.h"
+#include "format/lock_naming.h"
 #include "format/locktype.h"
 #include "base/log.h"
 #include "view/view_hits.h"
@@ -126,22 +127,19 @@ char *diff_norm_func(const char *name, char *out, size_t len)
  */
 char *diff_norm_lock(const char *name, char *out, size_t len)
 {
+	size_t anon = lock_name_anon_len(name);
 	char sym[512], func[512];
 	const char *off;
-	size_t hex;
 
 	if (!len)
 		return out;
-	if (!strncmp(name, "0x", 2)) {
-		hex = strspn(name + 2, "0123456789abcdefABCDEF");
-		if (hex && !name[2 + hex]) {
-			snprintf(out, len, "[anon]");
-			return out;
-		}
-		if (hex && name[2 + hex] == '@') {
-			snprintf(out, len, "[anon]@%s", diff_norm_func(name + 3 + hex, func, sizeof(func)));
-			return out;
-		}
+	if (anon && !name[anon]) {
+		snprintf(out, len, "[anon]");
+		return out;
+	}
+	if (anon) {	/* "0xADDR@function" */
+		snprintf(out, len, "[anon]@%s", diff_norm_func(name + anon + 1, func, sizeof(func)));
+		return out;
 	}
 	off = strstr(name, "+0x");
 	snprintf(sym, sizeof(sym), "%.*s", off && off > name ? (int)(off - name) : (int)strlen(name), name);

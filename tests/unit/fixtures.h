@@ -38,7 +38,7 @@
 #define FX_FILES_LOCK_B		0xffff888100001800ULL	/* same class, other task */
 #define FX_ANON_MUTEX		0xffff888100002000ULL	/* no name: 0x..@alloc_fd */
 #define FX_ANON_RWSEM		0xffff888100003000ULL	/* first seen without a stack */
-#define FX_RQ_LOCK		0xffff88823fc2c000ULL	/* named by fx_name_lock */
+#define FX_RQ_LOCK		0xffff88823fc2c000ULL	/* the recording found rq.__lock */
 
 #define FX_CREATED_NS		1700000000123456789ULL
 #define FX_DURATION_NS		5000000000ULL
@@ -101,16 +101,6 @@ static inline int fx_stack_frames(int32_t id, uint64_t *frames, int max)
 	return i;
 }
 
-/* What the recording found (lib/record/lockname.c): here, one CPU's run queue. */
-static inline int fx_name_lock(void *ctx, uint64_t addr, char *buf, size_t len)
-{
-	(void)ctx;
-	if (addr != FX_RQ_LOCK)
-		return -ENOENT;
-	snprintf(buf, len, "rq.__lock");
-	return 0;
-}
-
 struct fx_fetch_ctx {
 	unsigned int calls;
 };
@@ -161,6 +151,7 @@ static inline void fx_bucket1(struct cont_row *r)
 	r[2].val.hist[16] = 1;
 	r[3] = fx_row(FX_RQ_LOCK, 2, LCB_F_SPIN, LOCK_CLASS_NONE, 4, 400, 100, 100);
 	r[3].val.hist[6] = 4;
+	r[3].found = "rq.__lock";	/* what the recording found (lib/record/lockname.c) */
 }
 
 static inline void fx_bucket2(struct cont_row *r)
@@ -205,7 +196,6 @@ static inline int fx_write_profile(int fd, const struct ksyms *ks, struct fx_fet
 	struct pwriter_opts o = {
 		.fd = fd,
 		.ksyms = ks,
-		.name_lock = fx_name_lock,
 		.fetch_stack = fx_fetch_stack,
 		.fetch_ctx = ctx,
 		.recording_id = fx_recording_id,
@@ -310,17 +300,42 @@ static inline bool fx_find_row(const struct profile *p, uint64_t lock_addr, int3
 	return false;
 }
 
+/* What a test's recording found at addr: 0 and its name, or -ENOENT. */
+typedef int (*fx_found_fn)(void *ctx, uint64_t addr, char *buf, size_t len);
+
+#define FX_FOUND_LEN	128
+
+/* A bucket's rows, each with what found() says was found at its lock, in names; 0 or -errno. */
+static inline int fx_bucket_found(struct pwriter *w, uint64_t t0, uint64_t t1, const struct cont_row *rows,
+				  size_t n, fx_found_fn found)
+{
+	struct cont_row *r = calloc(n ? n : 1, sizeof(*r));
+	char (*names)[FX_FOUND_LEN] = calloc(n ? n : 1, FX_FOUND_LEN);
+	size_t i;
+	int err = r && names ? 0 : -ENOMEM;
+
+	for (i = 0; !err && i < n; i++) {
+		r[i] = rows[i];
+		if (found && !found(NULL, rows[i].key.lock_addr, names[i], FX_FOUND_LEN))
+			r[i].found = names[i];
+	}
+	if (!err)
+		err = pwriter__bucket(w, t0, t1, r, n);
+	free(r);
+	free(names);
+	return err;
+}
+
 /*
  * A profile of these buckets of rows (bucket i: [i, i + 1) x bucket_ns),
  * with the fixture's symbols and stacks and these META keys first,
  * written and read back; NULL on error.
  */
 static inline struct profile *fx_written_meta(const struct cont_row *const *buckets, const size_t *n,
-					      size_t nbuckets, uint64_t bucket_ns,
-					      int (*name_lock)(void *ctx, uint64_t addr, char *buf, size_t len),
+					      size_t nbuckets, uint64_t bucket_ns, fx_found_fn found,
 					      const struct kv *meta, size_t nmeta)
 {
-	struct pwriter_opts o = { .fetch_stack = fx_fetch_stack, .name_lock = name_lock };
+	struct pwriter_opts o = { .fetch_stack = fx_fetch_stack };
 	struct profile *p = NULL;
 	struct pwriter *w = NULL;
 	struct ksyms ks;
@@ -337,7 +352,7 @@ static inline struct profile *fx_written_meta(const struct cont_row *const *buck
 	if (!err && nmeta)
 		err = pwriter__meta(w, meta, nmeta);
 	for (i = 0; !err && i < nbuckets; i++)
-		err = pwriter__bucket(w, i * bucket_ns, (i + 1) * bucket_ns, buckets[i], n[i]);
+		err = fx_bucket_found(w, i * bucket_ns, (i + 1) * bucket_ns, buckets[i], n[i], found);
 	pwriter__free(w);
 	if (fd >= 0)
 		close(fd);
@@ -349,10 +364,9 @@ static inline struct profile *fx_written_meta(const struct cont_row *const *buck
 }
 
 static inline struct profile *fx_written_named(const struct cont_row *const *buckets, const size_t *n,
-					       size_t nbuckets, uint64_t bucket_ns,
-					       int (*name_lock)(void *ctx, uint64_t addr, char *buf, size_t len))
+					       size_t nbuckets, uint64_t bucket_ns, fx_found_fn found)
 {
-	return fx_written_meta(buckets, n, nbuckets, bucket_ns, name_lock, NULL, 0);
+	return fx_written_meta(buckets, n, nbuckets, bucket_ns, found, NULL, 0);
 }
 
 static inline struct profile *fx_written(const struct cont_row *const *buckets, const size_t *n,

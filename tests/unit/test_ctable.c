@@ -72,7 +72,6 @@ static struct pwriter *open_writer(int fd, const struct ksyms *ks)
 	struct pwriter_opts o = {
 		.fd = fd,
 		.ksyms = ks,
-		.name_lock = fx_name_lock,
 		.fetch_stack = test_fetch_stack,
 		.recording_id = fx_recording_id,
 		.created_ns = FX_CREATED_NS,

@@ -11,6 +11,7 @@
 #include <zlib.h>
 #include <cmocka.h>
 #include "base/buf.h"
+#include "format/lock_naming.h"
 #include "format/profile.h"
 #include "view/view_locks.h"
 #include "fixtures.h"
@@ -561,6 +562,7 @@ static void test_no_ksyms(void **state)
 	struct profile *p;
 
 	fx_bucket1(b1);
+	b1[3].found = NULL;
 	p = one_bucket(fx->path, &o, b1, FX_BUCKET1_ROWS);
 	assert_true(ctx.calls > 0);
 	assert_false(p->has_end);
@@ -569,23 +571,13 @@ static void test_no_ksyms(void **state)
 	assert_true(fx_find_row(p, FX_ANON_MUTEX, 1, LCB_F_MUTEX, &k, &v));
 	assert_string_equal(profile__str(p, k.caller), "0xffffffff82000010");
 	assert_string_equal(profile__str(p, k.name), "0xffff888100002000");
-	/* BPF's class needs no symbols; without name_lock an rq lock is anonymous. */
+	/* BPF's class needs no symbols; with nothing found an rq lock is anonymous. */
 	assert_true(fx_find_row(p, FX_FILES_LOCK_A, 1, LCB_F_SPIN, &k, &v));
 	assert_string_equal(profile__str(p, k.name), "files_struct.file_lock");
 	assert_true(fx_find_row(p, FX_RQ_LOCK, 2, LCB_F_SPIN, &k, &v));
 	assert_string_equal(profile__str(p, k.name), "0xffff88823fc2c000");
 	assert_non_null(profile__stack(p, 1));
 	profile__free(p);
-}
-
-/* A lock on a stack, as lockname names it: the writer adds each row's caller. */
-static int stack_name_lock(void *ctx, uint64_t addr, char *buf, size_t len)
-{
-	(void)ctx;
-	if (addr != 0xffffc900018c7cc0ULL)
-		return -ENOENT;
-	snprintf(buf, len, LOCK_NAME_STACK);
-	return 0;
 }
 
 /*
@@ -603,12 +595,14 @@ static void test_static_and_stack_names(void **state)
 		fx_row(0xffffc900018c7cc0ULL, 1, LCB_F_SPIN, 0, 1, 100, 100, 100),
 		fx_row(0xffffc900018c7cc0ULL, 2, LCB_F_SPIN, 0, 1, 100, 100, 100),
 	};
-	struct pwriter_opts o = { .name_lock = stack_name_lock, .fetch_stack = fx_fetch_stack, .fetch_ctx = &ctx };
+	struct pwriter_opts o = { .fetch_stack = fx_fetch_stack, .fetch_ctx = &ctx };
 	struct ksyms ks;
 	struct lock_row_key k;
 	struct lock_row_val v;
 	struct profile *p;
 
+	/* A lock on a stack, as lockname finds it: the writer adds each row's caller. */
+	rows[2].found = rows[3].found = LOCK_NAME_STACK;
 	assert_int_equal(fx_ksyms(&ks), 0);
 	o.ksyms = &ks;
 	p = one_bucket(fx->path, &o, rows, 4);

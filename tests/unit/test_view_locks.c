@@ -544,9 +544,9 @@ static void test_view_callers(void **state)
 
 /* A profile of these buckets of rows, with the fixture's symbols; NULL on error. */
 static struct profile *written_named(const struct cont_row *const *buckets, const size_t *n, size_t nbuckets,
-				     int (*name_lock)(void *ctx, uint64_t addr, char *buf, size_t len))
+				     fx_found_fn found)
 {
-	return fx_written_named(buckets, n, nbuckets, 1, name_lock);
+	return fx_written_named(buckets, n, nbuckets, 1, found);
 }
 
 static struct profile *written(const struct cont_row *const *buckets, const size_t *n, size_t nbuckets)
@@ -590,7 +590,7 @@ static void test_view_anon_busiest(void **state)
 }
 
 /* Two elements of one array, as lockname or a System.map would name them. */
-static int array_name_lock(void *ctx, uint64_t addr, char *buf, size_t len)
+static int array_found(void *ctx, uint64_t addr, char *buf, size_t len)
 {
 	(void)ctx;
 	if (addr != FX_ANON_MUTEX && addr != FX_ANON_RWSEM)
@@ -615,7 +615,7 @@ static void test_view_fold_arrays(void **state)
 	struct lock_view v;
 
 	(void)state;
-	p = written_named(buckets, n, 1, array_name_lock);
+	p = written_named(buckets, n, 1, array_found);
 	assert_non_null(p);
 	assert_int_equal(lock_view__build(&v, p, &any), 0);
 	assert_int_equal(v.nlocks, 2);
