@@ -64,11 +64,6 @@ declare -A allowed=(
 	[run]="base sym format record run"
 	[serve]="base sym format record run view out serve"
 )
-# Known, to be removed after the split of view_locks.c (issue 26): its
-# "mmaplock.h" is LS_MMAP_UNSAMPLED, now in format/consts.h.
-declare -A pending=(
-	["lib/view/view_locks.c mmaplock.h"]=1
-)
 bad=0
 
 # The layer a quoted include of file f (in layer) resolves to, or "bpf", "skel", "?".
@@ -106,7 +101,6 @@ for layer in "${!allowed[@]}"; do
 				continue ;;
 			bpf | skel)
 				[ "$layer" = record ] && continue
-				[ -n "${pending["$f $inc"]}" ] && continue
 				echo "$f includes \"$inc\" ($dep): only lib/record uses BPF headers" >&2
 				bad=1
 				continue ;;

@@ -6,17 +6,17 @@
 #include <string.h>
 #include "format/lock_naming.h"
 #include "format/locktype.h"
-#include "mmaplock.h"
+#include "format/consts.h"
 #include "view/anon.h"
 #include "view/view_locks_int.h"
 
 /* Lock address -> name string id, from the contention rows and lock_names tables. */
 static int index_names(const struct profile *p, struct htab *names)
 {
-	const struct ptable *t = profile__table(p, "lock_names");
+	const struct ptable *t = profile__ltable(p, TBL_LOCK_NAMES);
 	const struct lock_row_key *k;
 	const uint64_t *row;
-	int lc = ptable__col(t, "lock"), nc = ptable__col(t, "name");
+	int lc = ptable__lcol(t, TBL_LOCK_NAMES, LOCK_NAMES__LOCK), nc = ptable__lcol(t, TBL_LOCK_NAMES, LOCK_NAMES__NAME);
 	size_t it = 0;
 	uint32_t *id;
 
@@ -34,24 +34,24 @@ static int index_names(const struct profile *p, struct htab *names)
 	return 0;
 }
 
-/* The flags the contention rows give the same lock, from the hold family's kind. */
-static uint32_t kind_flags(uint64_t kind)
-{
-	static const uint32_t flags[] = { 0, LCB_F_SPIN, LCB_F_MUTEX, LCB_F_READ, LCB_F_WRITE };
-
-	return kind < sizeof(flags) / sizeof(flags[0]) ? flags[kind] : 0;
-}
-
 struct hold_source {
-	const char *table;
+	enum ls_table table;
 	const char *fixed_name;	/* every lock of the table has this name */
-	const char *kind_col;	/* the hold family's kind, or mmap_lock's "write" */
+	/* lock, stack, kind (mmap_lock's write), acquired, held, hold_ns, hold_max_ns, shift (-1: none) */
+	int cols[8];
 };
 
 static const struct hold_source hold_sources[] = {
-	{ "mmap_lock", "mm_struct.mmap_lock", "write" },
-	{ "hold", NULL, "kind" },
+	{ TBL_MMAP_LOCK, "mm_struct.mmap_lock", { MMAP_LOCK__LOCK, MMAP_LOCK__STACK, MMAP_LOCK__WRITE,
+	  MMAP_LOCK__ACQUIRED, MMAP_LOCK__HELD, MMAP_LOCK__HOLD_NS, MMAP_LOCK__HOLD_MAX_NS, MMAP_LOCK__SHIFT } },
+	{ TBL_HOLD, NULL, { HOLD__LOCK, HOLD__STACK, HOLD__KIND, HOLD__ACQUIRED, HOLD__HELD, HOLD__HOLD_NS,
+	  HOLD__HOLD_MAX_NS, -1 } },
 };
+
+static int hold_col(const struct ptable *t, const struct hold_source *src, int i)
+{
+	return src->cols[i] < 0 ? -1 : ptable__lcol(t, src->table, src->cols[i]);
+}
 
 static int hold_name_unfolded(struct lock_view *v, const struct htab *names, uint64_t addr,
 			      const char *caller, uint32_t *id)
@@ -163,10 +163,10 @@ static int add_hold_row(struct lock_view *v, struct htab *index, const struct ht
 			const struct hold_source *src, const struct ptable *t, const uint64_t *row,
 			const struct lock_filter *f)
 {
-	int lc = ptable__col(t, "lock"), sc = ptable__col(t, "stack"), kc = ptable__col(t, src->kind_col);
-	int ac = ptable__col(t, "acquired"), hc = ptable__col(t, "held");
-	int nc = ptable__col(t, "hold_ns"), mc = ptable__col(t, "hold_max_ns");
-	int shc = ptable__col(t, "shift");	/* none: every acquisition has its stack */
+	int lc = hold_col(t, src, 0), sc = hold_col(t, src, 1), kc = hold_col(t, src, 2);
+	int ac = hold_col(t, src, 3), hc = hold_col(t, src, 4);
+	int nc = hold_col(t, src, 5), mc = hold_col(t, src, 6);
+	int shc = hold_col(t, src, 7);	/* none: every acquisition has its stack */
 	uint64_t shift = shc >= 0 ? row[shc] : 0;
 	struct hold_val h = { .has_hold = true }, w;
 	char caller[256];
@@ -180,7 +180,7 @@ static int add_hold_row(struct lock_view *v, struct htab *index, const struct ht
 		return 0;
 	if (lc < 0 || sc < 0 || kc < 0 || ac < 0 || hc < 0 || nc < 0 || mc < 0)
 		return 0;	/* not the columns this lockstat knows */
-	flags = src->fixed_name ? (row[kc] ? LCB_F_WRITE : LCB_F_READ) : kind_flags(row[kc]);
+	flags = src->fixed_name ? (row[kc] ? LCB_F_WRITE : LCB_F_READ) : hold_kind_flags(row[kc]);
 	h.acquired = row[ac];
 	h.held = row[hc];
 	h.hold_ns = row[nc];
@@ -230,8 +230,8 @@ static int add_hold_row(struct lock_view *v, struct htab *index, const struct ht
 /* The locks the mmap_lock table covers: the hold family's rows for them would count twice. */
 static int index_mmap_locks(struct lock_view *v)
 {
-	const struct ptable *t = profile__table(v->p, "mmap_lock");
-	int lc = ptable__col(t, "lock");
+	const struct ptable *t = profile__ltable(v->p, TBL_MMAP_LOCK);
+	int lc = ptable__lcol(t, TBL_MMAP_LOCK, MMAP_LOCK__LOCK);
 	const uint64_t *row;
 	size_t it = 0;
 
@@ -259,8 +259,9 @@ struct hold_func {
 /* Acquisitions per anonymous lock and function of the hold table. */
 static int count_hold_funcs(struct lock_view *v, const struct htab *names, struct htab *per_func)
 {
-	const struct ptable *t = profile__table(v->p, "hold");
-	int lc = ptable__col(t, "lock"), sc = ptable__col(t, "stack"), ac = ptable__col(t, "acquired");
+	const struct ptable *t = profile__ltable(v->p, TBL_HOLD);
+	int lc = ptable__lcol(t, TBL_HOLD, HOLD__LOCK), sc = ptable__lcol(t, TBL_HOLD, HOLD__STACK);
+	int ac = ptable__lcol(t, TBL_HOLD, HOLD__ACQUIRED);
 	uint64_t key[2];
 	struct hold_func *hf;
 	const uint64_t *row;
@@ -338,7 +339,7 @@ int lv_add_holds(struct lock_view *v, struct htab *index, const struct lock_filt
 	if (!err)
 		err = name_hold_only_locks(v, &names);
 	for (i = 0; !err && i < sizeof(hold_sources) / sizeof(hold_sources[0]); i++) {
-		const struct ptable *t = profile__table(v->p, hold_sources[i].table);
+		const struct ptable *t = profile__ltable(v->p, hold_sources[i].table);
 		const uint64_t *row;
 
 		for (it = 0; !err && t && (row = htab_next(&t->rows, &it, NULL));)

@@ -81,8 +81,8 @@ int lv_name_anon_locks(struct lock_view *v, const struct profile *from)
 
 int lv_index_given_names(const struct profile *p, struct htab *given)
 {
-	const struct ptable *t = profile__table(p, "lock_names");
-	int lc = ptable__col(t, "lock"), nc = ptable__col(t, "name");
+	const struct ptable *t = profile__ltable(p, TBL_LOCK_NAMES);
+	int lc = ptable__lcol(t, TBL_LOCK_NAMES, LOCK_NAMES__LOCK), nc = ptable__lcol(t, TBL_LOCK_NAMES, LOCK_NAMES__NAME);
 	const uint64_t *row;
 	uint32_t *id;
 	size_t it = 0;

@@ -100,12 +100,13 @@ struct ucols {
 
 static bool ucols_of(const struct ptable *t, struct ucols *c)
 {
-	c->lock = ptable__col(t, "lock");
-	c->pid = ptable__col(t, "pid");
-	c->kind = ptable__col(t, "kind");
-	c->stack = ptable__col(t, "stack");
-	c->name = ptable__col(t, "name");
-	c->comm = ptable__col(t, "comm");
+	/* The three ulocks row tables share their key columns (lib/format/families.c). */
+	c->lock = ptable__lcol(t, t->ls_id, ULOCKS__LOCK);
+	c->pid = ptable__lcol(t, t->ls_id, ULOCKS__PID);
+	c->kind = ptable__lcol(t, t->ls_id, ULOCKS__KIND);
+	c->stack = ptable__lcol(t, t->ls_id, ULOCKS__STACK);
+	c->name = ptable__lcol(t, t->ls_id, ULOCKS__NAME);
+	c->comm = ptable__lcol(t, t->ls_id, ULOCKS__COMM);
 	return c->lock >= 0 && c->pid >= 0 && c->kind >= 0 && c->stack >= 0 && c->name >= 0 && c->comm >= 0;
 }
 
@@ -174,8 +175,8 @@ static int note_caller(struct lock_view *v, struct htab *heap, const struct urow
 
 static int heap_names(struct lock_view *v, struct htab *heap)
 {
-	static const char *const tables[] = { "ulocks", "ulocks.holds" };
-	static const char *const weights[] = { "contended", "acquired" };
+	static const enum ls_table tables[] = { TBL_ULOCKS, TBL_ULOCKS_HOLDS };
+	static const unsigned int weights[] = { ULOCKS__CONTENDED, ULOCKS_HOLDS__ACQUIRED };
 	const struct ptable *t;
 	const uint64_t *row;
 	struct ucols c;
@@ -184,8 +185,8 @@ static int heap_names(struct lock_view *v, struct htab *heap)
 	int wc, err = 0;
 
 	for (i = 0; i < 2 && !err; i++) {
-		t = profile__table(v->p, tables[i]);
-		wc = ptable__col(t, weights[i]);
+		t = profile__ltable(v->p, tables[i]);
+		wc = ptable__lcol(t, tables[i], weights[i]);
 		if (!t || wc < 0 || !ucols_of(t, &c))
 			continue;
 		for (it = 0; !err && (row = htab_next(&t->rows, &it, NULL));) {
@@ -213,9 +214,9 @@ static int add_user_wait(struct lock_view *v, struct htab *index, const struct h
 			 const struct ptable *t, const struct ucols *c, const uint64_t *row,
 			 const struct lock_filter *f)
 {
-	int nc = ptable__col(t, "contended"), wc = ptable__col(t, "wait_ns");
-	int lo = ptable__col(t, "wait_min_ns"), hi = ptable__col(t, "wait_max_ns");
-	int h0 = ptable__col(t, "hist_0"), i;
+	int nc = ptable__lcol(t, TBL_ULOCKS, ULOCKS__CONTENDED), wc = ptable__lcol(t, TBL_ULOCKS, ULOCKS__WAIT_NS);
+	int lo = ptable__lcol(t, TBL_ULOCKS, ULOCKS__WAIT_MIN_NS), hi = ptable__lcol(t, TBL_ULOCKS, ULOCKS__WAIT_MAX_NS);
+	int h0 = ptable__lcol(t, TBL_ULOCKS, ULOCKS__HIST_0), i;
 	struct lock_row_val val = { 0 };
 	struct lock_row_key k = { 0 };
 	struct lock_filter all_callers;
@@ -255,8 +256,10 @@ static int add_user_hold(struct lock_view *v, struct htab *index, const struct h
 			 const struct ptable *t, const struct ucols *c, const uint64_t *row,
 			 const struct lock_filter *f)
 {
-	int ac = ptable__col(t, "acquired"), hc = ptable__col(t, "held");
-	int nc = ptable__col(t, "hold_ns"), mc = ptable__col(t, "hold_max_ns");
+	int ac = ptable__lcol(t, TBL_ULOCKS_HOLDS, ULOCKS_HOLDS__ACQUIRED);
+	int hc = ptable__lcol(t, TBL_ULOCKS_HOLDS, ULOCKS_HOLDS__HELD);
+	int nc = ptable__lcol(t, TBL_ULOCKS_HOLDS, ULOCKS_HOLDS__HOLD_NS);
+	int mc = ptable__lcol(t, TBL_ULOCKS_HOLDS, ULOCKS_HOLDS__HOLD_MAX_NS);
 	struct hold_val h = { .has_hold = true };
 	struct lock_filter all_callers;
 	uint32_t name, caller_id;
@@ -301,9 +304,9 @@ typedef int (*urow_fn)(struct lock_view *v, struct htab *index, const struct hta
 		       const struct lock_filter *f);
 
 static int add_utable(struct lock_view *v, struct htab *index, const struct htab *heap,
-		      const char *table, urow_fn add, const struct lock_filter *f)
+		      enum ls_table table, urow_fn add, const struct lock_filter *f)
 {
-	const struct ptable *t = profile__table(v->p, table);
+	const struct ptable *t = profile__ltable(v->p, table);
 	const uint64_t *row;
 	struct ucols c;
 	size_t it = 0;
@@ -329,17 +332,17 @@ int lv_add_user_locks(struct lock_view *v, struct htab *index, const struct lock
 	htab_init(&heap, sizeof(uint64_t), sizeof(struct uname));
 	err = heap_names(v, &heap);
 	if (!err)
-		err = add_utable(v, index, &heap, "ulocks", add_user_wait, f);
+		err = add_utable(v, index, &heap, TBL_ULOCKS, add_user_wait, f);
 	if (!err && !f->waits_only)
-		err = add_utable(v, index, &heap, "ulocks.holds", add_user_hold, f);
+		err = add_utable(v, index, &heap, TBL_ULOCKS_HOLDS, add_user_hold, f);
 	htab_free(&heap);
 	return err;
 }
 
 bool lock_view__uprobes_detached(const struct profile *p)
 {
-	const struct ptable *t = profile__table(p, "ulocks.uprobes");
-	int dc = ptable__col(t, "detached");
+	const struct ptable *t = profile__ltable(p, TBL_ULOCKS_UPROBES);
+	int dc = ptable__lcol(t, TBL_ULOCKS_UPROBES, ULOCKS_UPROBES__DETACHED);
 	const uint64_t *row;
 	size_t it = 0;
 
