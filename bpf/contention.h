@@ -28,9 +28,9 @@
 
 /*
  * A row's key, looked up in contention_end while the waiter holds the
- * lock it just won: the hash of a 40-byte key took 13 ns more per wait
- * than this 24-byte one (fdstorm, 2 CPUs), so the small fields share one
- * word (cont_key_bits()) and a task's tgid is kept with its comm.
+ * lock it just won: its hash is much of that handler's time, so the key
+ * is kept at 24 bytes (doc/design.md): the small fields share one word
+ * (cont_key_bits()) and a task's tgid is kept with its comm.
  */
 struct cont_key {
 	__u64 lock_addr;

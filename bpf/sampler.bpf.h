@@ -53,18 +53,17 @@ static struct stack_sampler *this_sampler(void)
  * A window that runs out of tokens halves every p for each window_cap
  * stacks more (for each one while stacks are owed): a burst is sampled
  * at ever lower, recorded, probabilities, never cut off. Stacks taken
- * without a token are owed: they shrink the next windows' shares. (A
- * debt that lowered every p by its own log2, and p halving within a
- * window at each doubling of a slot's count, gave a few waits weights of
- * 2^20 and callers' estimates twice their lock's exact count, fdstorm,
- * 1 s.)
+ * without a token are owed: they shrink the next windows' shares. (Lower
+ * p for the debt, or p halved within a window as a slot's count grew,
+ * gave a few waits weights of 2^20, and callers' estimates no longer
+ * added up to their lock's count: doc/design.md.)
  *
  * A lock's first wait on a CPU carries its stack whatever else happens
  * (stack_sampler.sampled), so that a rare lock has its caller even in
- * another lock's storm. Only its first: when every quiet slot's first
- * wait took a stack, many locks each waited on now and then (hackbench's
- * sockets) took 1.4 times the rate and more. The clock is the latest
- * begin's on this CPU: no clock read of its own.
+ * another lock's storm. Only its first: a free stack for every quiet
+ * slot's first wait took far more than the rate where many locks are
+ * each waited on now and then (hackbench's sockets). The clock is the
+ * latest begin's on this CPU: no clock read of its own.
  */
 #define TOKEN		1024ULL	/* tokens count in 1/1024 of a stack */
 #define NSEC_PER_SEC	1000000000ULL

@@ -41,8 +41,8 @@ struct {
  * direct-mapped by tgid: a per-CPU array costs less than the hash lookup.
  * Many slots, not just the last process's: when many processes take
  * turns on a CPU (hackbench's 160), each event's is another's, and a
- * single slot missed at nearly every one, making the filter 160 ns of
- * contention_begin's 700 (2 CPUs).
+ * single slot missed at nearly every one, leaving the cold hash lookup
+ * in contention_begin (doc/design.md).
  */
 #define TARGET_CACHE_SLOTS	256
 _Static_assert(TARGET_CACHE_SLOTS == 1 << 8, "target_cache_slot() takes 8 bits");

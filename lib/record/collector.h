@@ -142,7 +142,7 @@ int collector__costs(const struct collector *c, struct probe_cost *out, size_t m
 /*
  * kernel.bpf_stats times every run of every BPF program on the machine:
  * two clock reads a run, which cost a lock storm a fifth of its
- * throughput here (fdstorm 1.50 M ops/s with them off, 1.22 M on).
+ * throughput (doc/benchmarks.md, Method).
  * record, top and serve measure their costs STATS_ON_MS of every
  * STATS_PERIOD_MS only, from now on: collector__costs() then sums the
  * runs of those windows only, to be divided by their time. Where the
@@ -151,9 +151,8 @@ int collector__costs(const struct collector *c, struct probe_cost *out, size_t m
  * The first window opens at a random time within the first period, so
  * that every moment of the session is measured with the same chance: a
  * window that opened with the session always caught the workload's
- * start (hackbench's 160 forks: mmap_lock's events counted 4 times over,
- * 7 300 to 7 900 a second against 1 900 to 2 100 counted through the
- * run). Windows of 10 ms were too short: under load lockstat wakes
+ * start (hackbench's 160 forks, which counted mmap_lock's events 4 times
+ * over). Windows of 10 ms were too short: under load lockstat wakes
  * late to close one, and they were on 18 % of the time.
  */
 #define STATS_ON_MS	25
@@ -192,10 +191,9 @@ const char *collector__lock_names(const struct collector *c);
 int collector__trim(struct collector *c);
 /*
  * Any profile, after a drain: the same for each family whose maps are
- * half full. A long recording of many
- * short processes (-a under a fork loop) otherwise fills them with rows
- * and stacks of processes gone, and loses the samples of the rest: 82 %
- * of them over 120 s of a hackbench loop. The sampler's stacks are kept
+ * half full. A long recording of many short processes (-a under a fork
+ * loop) otherwise fills them with rows and stacks of processes gone, and
+ * loses most samples of the rest. The sampler's stacks are kept
  * under the hash of their frames, so a stack removed and seen again is
  * fetched again under a new id, never taken for another. The rows
  * removed, or -errno.

@@ -31,7 +31,7 @@ uint64_t session_cpu_ns(void)
  * The mappings of the processes that exited and were sampled are held
  * until their PCs are symbolized, at the end: a long recording of many
  * short processes (a fork loop, -a) would hold them all, 1 KiB or so
- * each (hackbench in a loop: 40 MiB more in 100 s). Past this many, the
+ * each, without bound. Past this many, the
  * PCs seen so far are symbolized now, as at the end, and those processes
  * forgotten.
  */

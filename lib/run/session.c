@@ -33,8 +33,8 @@
  * ELF files the symbolizer keeps indexed at once: a PC's lookup may try
  * the file under its name and then the one held open, so two files. The
  * PCs are symbolized file by file, so each is opened once a batch; more
- * open files only add their debug info to the peak (record -a under a
- * hackbench loop: 59 MiB peak RSS with 8, 52 with 4, 52 to 57 with 2).
+ * open files only add their debug info to the peak RSS, and fewer than
+ * four did not lower it.
  */
 #define SYMS_OPEN_FILES	4
 
@@ -309,8 +309,8 @@ static void start_accounting(struct session *s)
 	 * debug sections, libdw's line programs, the collector's tables) are
 	 * mapped on their own and unmapped when freed. glibc's default raises
 	 * the threshold past each such block freed, after which they come
-	 * from the heap and stay resident: 140 MiB peak for 47 MiB in use
-	 * (record -a under a hackbench loop).
+	 * from the heap and stay resident: a peak three times what is in use
+	 * (doc/design.md, Long recordings).
 	 */
 	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 }
