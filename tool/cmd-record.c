@@ -41,6 +41,9 @@ static void usage(FILE *f)
 		"      --event-budget N   uprobe hits per second before they are detached (10000)\n"
 		"      --force            keep uprobes over the budget, or put them on every process\n"
 		"  -F, --freq HZ          samples per second per CPU (default 99)\n"
+		"      --user-stack MODE  the sampler's user stacks: fp (frame pointers, the\n"
+		"                         default) or dwarf (copied and unwound with the CFI)\n"
+		"      --user-stack-size N  dwarf: bytes of user stack copied a sample (8192)\n"
 		"  -t, --per-thread       aggregate lock waits per task too (pid, tid, comm)\n"
 		"      --attach MODE      auto, tp, tp_btf, tracepoint, fentry or kprobe (default\n"
 		"                         auto); fentry/kprobe choose how fd attaches\n"
@@ -111,6 +114,8 @@ static const struct option long_opts[] = {
 	{ "bucket", required_argument, NULL, SESSION_OPT_BUCKET },
 	{ "stack-rate", required_argument, NULL, SESSION_OPT_STACK_RATE },
 	{ "stack-thin", required_argument, NULL, SESSION_OPT_STACK_THIN },
+	{ "user-stack", required_argument, NULL, SESSION_OPT_USER_STACK },
+	{ "user-stack-size", required_argument, NULL, SESSION_OPT_USER_STACK_SIZE },
 	{ "map-entries", required_argument, NULL, 'M' },
 	{ "metric", required_argument, NULL, OPT_METRIC },
 	{ "repeat", required_argument, NULL, OPT_REPEAT },

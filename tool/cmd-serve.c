@@ -45,6 +45,9 @@ static void usage(FILE *f)
 		"      --cgroup PATH      record the tasks of cgroup v2 PATH and its descendants\n"
 		"  -e, --events LIST      probe families, as for record (default locks,sample)\n"
 		"  -F, --freq HZ          samples per second per CPU (default 99)\n"
+		"      --user-stack MODE  the sampler's user stacks: fp (frame pointers, the\n"
+		"                         default) or dwarf (copied and unwound with the CFI)\n"
+		"      --user-stack-size N  dwarf: bytes of user stack copied a sample (8192)\n"
 		"  -t, --per-thread       aggregate lock waits per task too (pid, tid, comm)\n"
 		"      --hold             add hold times of kernel locks (costly, see lockstat-record(1))\n"
 		"      --attach MODE      auto, tp, tp_btf, tracepoint, fentry or kprobe (default auto)\n"
@@ -88,6 +91,8 @@ static const struct option long_opts[] = {
 	{ "bucket", required_argument, NULL, SESSION_OPT_BUCKET },
 	{ "stack-rate", required_argument, NULL, SESSION_OPT_STACK_RATE },
 	{ "stack-thin", required_argument, NULL, SESSION_OPT_STACK_THIN },
+	{ "user-stack", required_argument, NULL, SESSION_OPT_USER_STACK },
+	{ "user-stack-size", required_argument, NULL, SESSION_OPT_USER_STACK_SIZE },
 	{ "map-entries", required_argument, NULL, 'M' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },

@@ -49,6 +49,9 @@ static void usage(FILE *f)
 		"      --func GLOB        only functions whose name matches\n"
 		"  -e, --events LIST      probe families, as for record (default locks,sample)\n"
 		"  -F, --freq HZ          samples per second per CPU (default 99)\n"
+		"      --user-stack MODE  the sampler's user stacks: fp (frame pointers, the\n"
+		"                         default) or dwarf (copied and unwound with the CFI)\n"
+		"      --user-stack-size N  dwarf: bytes of user stack copied a sample (8192)\n"
 		"      --hold             add hold times of kernel locks (costly, see lockstat-record(1))\n"
 		"      --attach MODE      auto, tp, tp_btf, tracepoint, fentry or kprobe (default auto)\n"
 		"      --stack-rate N     kernel stacks taken per second per CPU (default 250)\n"
@@ -91,6 +94,8 @@ static const struct option long_opts[] = {
 	{ "attach", required_argument, NULL, SESSION_OPT_ATTACH },
 	{ "stack-rate", required_argument, NULL, SESSION_OPT_STACK_RATE },
 	{ "stack-thin", required_argument, NULL, SESSION_OPT_STACK_THIN },
+	{ "user-stack", required_argument, NULL, SESSION_OPT_USER_STACK },
+	{ "user-stack-size", required_argument, NULL, SESSION_OPT_USER_STACK_SIZE },
 	{ "map-entries", required_argument, NULL, 'M' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },

@@ -35,6 +35,7 @@
 #include "session.h"
 #include "base/outfile.h"
 #include "record/kfeatures.h"
+#include "sample.h"
 #include "sym/kmap.h"
 #include "sym/syms.h"
 #include "out/head.h"
@@ -53,7 +54,8 @@ void session__init(struct session *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->o = (struct session_opts){ .output = "lockstat.data", .bucket = 1.0, .mode = ATTACH_AUTO,
-		.stack_rate = 250, .stack_thin = 65536, .families = FAMILY_DEFAULT, .sample_freq = 99 };
+		.stack_rate = 250, .stack_thin = 65536, .families = FAMILY_DEFAULT, .sample_freq = 99,
+		.user_stack_size = 8192 };
 	s->fd = s->sigfd = s->pidfd = s->wl_out_fd = -1;
 	s->out.fd = -1;
 	s->cgroup.fd = -1;
@@ -134,6 +136,31 @@ static int parse_pid(struct session_opts *o, const char *arg)
 	return 0;
 }
 
+static int parse_user_stack(struct session_opts *o, const char *arg)
+{
+	o->user_stack_set = true;
+	if (!strcmp(arg, "fp") || !strcmp(arg, "dwarf")) {
+		o->user_stack_dwarf = !strcmp(arg, "dwarf");
+		return 0;
+	}
+	pr_err("--user-stack: '%s' is not one of fp, dwarf\n", arg);
+	return -EINVAL;
+}
+
+/* As perf's --call-graph dwarf,SIZE: a multiple of 8, at most 64 KiB. */
+static int parse_user_stack_size(struct session_opts *o, const char *arg)
+{
+	int err = parse_ulong("--user-stack-size", arg, 8, LS_SAMPLE_USTACK_MAX, &o->user_stack_size);
+
+	o->user_stack_set = true;
+	o->user_stack_size_set = true;
+	if (!err && o->user_stack_size % 8) {
+		pr_err("--user-stack-size: %lu is not a multiple of 8\n", o->user_stack_size);
+		return -EINVAL;
+	}
+	return err;
+}
+
 int session__parse_opt(struct session_opts *o, int opt, const char *arg)
 {
 	switch (opt) {
@@ -185,6 +212,10 @@ int session__parse_opt(struct session_opts *o, int opt, const char *arg)
 		return parse_ulong("--stack-rate", arg, 0, 1000000UL, &o->stack_rate);
 	case SESSION_OPT_STACK_THIN:
 		return parse_ulong("--stack-thin", arg, 0, 1UL << 30, &o->stack_thin);
+	case SESSION_OPT_USER_STACK:
+		return parse_user_stack(o, arg);
+	case SESSION_OPT_USER_STACK_SIZE:
+		return parse_user_stack_size(o, arg);
 	case 'M':
 		return parse_map_entries(o, arg);
 	case 'v':
@@ -225,6 +256,14 @@ int session__check_target(struct session_opts *o)
 	/* An option of a family not recorded would be silently ignored. */
 	if (o->freq_set && !(o->families & FAMILY_SAMPLE)) {
 		pr_err("--freq applies to the sample family, which -e leaves out\n");
+		return -EINVAL;
+	}
+	if (o->user_stack_set && !(o->families & FAMILY_SAMPLE)) {
+		pr_err("--user-stack and --user-stack-size apply to the sample family, which -e leaves out\n");
+		return -EINVAL;
+	}
+	if (o->user_stack_size_set && !o->user_stack_dwarf) {
+		pr_err("--user-stack-size applies to --user-stack dwarf\n");
 		return -EINVAL;
 	}
 	if (o->budget_set && !(o->families & FAMILY_UPROBES)) {
@@ -458,11 +497,11 @@ static void join_argv(char **argv, char *out, size_t len)
 static int write_meta(struct session *s)
 {
 	char cpus[16], bucket[32], command[1024], target[PATH_MAX + 16], started[64], rate[24], freq[24], thin[24];
-	char names[LOCK_NAMES_LINE];
+	char names[LOCK_NAMES_LINE], ustack[32];
 	struct family_meta fm[FAMILY_COUNT];
 	struct utsname u;
 	time_t t = time(NULL);
-	struct kv kv[16 + FAMILY_COUNT * FAMILY_META_KEYS];
+	struct kv kv[17 + FAMILY_COUNT * FAMILY_META_KEYS];
 	size_t n = 0;
 	int i;
 
@@ -494,6 +533,11 @@ static int write_meta(struct session *s)
 	kv[n++] = (struct kv){ "stack_thin_ns", thin };
 	snprintf(freq, sizeof(freq), "%lu", s->o.sample_freq);
 	kv[n++] = (struct kv){ "sample_freq", freq };
+	/* Only where not frame pointers: a profile without it was recorded as ever. */
+	if (s->o.user_stack_dwarf && (s->o.families & FAMILY_SAMPLE)) {
+		snprintf(ustack, sizeof(ustack), "dwarf,%lu", s->o.user_stack_size);
+		kv[n++] = (struct kv){ "user_stack", ustack };
+	}
 	lock_names_line(s, names, sizeof(names));
 	kv[n++] = (struct kv){ "lock_names", names };
 	for (i = 0; i < FAMILY_COUNT; i++) {
@@ -935,6 +979,7 @@ static int attach_probes(struct session *s)
 		.stack_thin = s->o.stack_thin,
 		.families = s->o.families,
 		.sample_freq = s->o.sample_freq,
+		.user_stack_size = s->o.user_stack_dwarf ? s->o.user_stack_size : 0,
 		.target_pid = s->wl.pid ? s->wl.pid : s->o.pid,
 		.event_budget = s->o.event_budget,
 		.force = s->o.force,
