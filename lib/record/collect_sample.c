@@ -171,6 +171,10 @@ static int attach_all(struct sampler *m, struct family_status *st)
 		sample_detach(m);
 	} else {
 		snprintf(st->mode, sizeof(st->mode), "%s@%uHz", hardware ? "cycles" : "cpu-clock", m->freq);
+	/* Said only where not frame pointers: the mode reads as it always did. */
+	if (!err && m->skel->rodata->ustack_size)
+		snprintf(st->mode + strlen(st->mode), sizeof(st->mode) - strlen(st->mode),
+			 " user-stack=dwarf,%u", m->skel->rodata->ustack_size);
 	}
 	return err;
 }
