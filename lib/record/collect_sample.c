@@ -83,6 +83,7 @@ struct sampler {
 	uint64_t ustack_incomplete;	/* stacks the unwinder could not take to their end */
 	uint64_t unwound_lost;	/* unwound samples a full map dropped (counted as map_full) */
 	uint64_t unwind_ns, nunwound;	/* the unwinder's time, and its stacks (-v) */
+	uint64_t build_ns;	/* of which the unwinds that first reported a process's modules */
 };
 
 /* Samples unwound in user space, counted under their stack until the drain. */
@@ -417,7 +418,7 @@ static int on_ustack(void *ctx, void *data, size_t size)
 	enum dwunwind_end end;
 	struct unwound *u;
 	struct sample_stack st;
-	uint64_t t0 = mono_ns(), ips[LS_SAMPLE_USTACK_DEPTH];
+	uint64_t t0 = mono_ns(), ips[LS_SAMPLE_USTACK_DEPTH], builds = dwunwind_builds(m->unwinder);
 	int i;
 
 	if (size < sizeof(*e) || size - sizeof(*e) < e->size)
@@ -446,7 +447,10 @@ static int on_ustack(void *ctx, void *data, size_t size)
 		return -ENOMEM;
 	if (!u->count++)
 		u->st = st;
-	m->unwind_ns += mono_ns() - t0;
+	t0 = mono_ns() - t0;
+	m->unwind_ns += t0;
+	if (dwunwind_builds(m->unwinder) != builds)
+		m->build_ns += t0;
 	m->nunwound++;
 	return 0;
 }
@@ -501,15 +505,24 @@ static int drain_ustacks(struct sampler *m)
 static int sample_drain(struct collector *c, void *priv, struct snapshot *s, bool final)
 {
 	struct sampler *m = priv;
+	const struct dwunwind_why *why;
 	const void *key, *count;
 	int err;
 
+	if (m->ustack_ring)
+		collector_consume_maps(c);
 	err = drain_ustacks(m);
 	if (err)
 		return err;
+	why = m->unwinder ? dwunwind_why(m->unwinder) : NULL;
 	if (final && m->nunwound)
-		pr_info("sample: %" PRIu64 " user stacks unwound, %.1f us each, %" PRIu64 " incomplete\n",
-			m->nunwound, m->unwind_ns / 1e3 / m->nunwound, m->ustack_incomplete);
+		pr_info("sample: %" PRIu64 " user stacks unwound in %.1f ms: %.1f ms reporting %" PRIu64
+			" processes' modules, then %.1f us a stack; %" PRIu64 " incomplete (%" PRIu64
+			" process unknown, %" PRIu64 " copy too short, %" PRIu64 " code of no file, %" PRIu64
+			" libdw)\n",
+			m->nunwound, m->unwind_ns / 1e6, m->build_ns / 1e6, dwunwind_builds(m->unwinder),
+			(m->unwind_ns - m->build_ns) / 1e3 / m->nunwound, m->ustack_incomplete,
+			why->no_process, why->short_copy, why->no_module, why->libdw);
 	m->drain = c->ndrains;
 	s->nsamples = 0;
 	m->scan.fd = bpf_map__fd(m->skel->maps.counts);

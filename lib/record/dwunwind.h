@@ -50,6 +50,17 @@ void dwunwind_free(struct dwunwind *u);
  */
 int dwunwind_stack(struct dwunwind *u, const struct dwunwind_sample *s, uint64_t *ips, int max,
 		   enum dwunwind_end *end);
+/* Why stacks were incomplete, for -v. */
+struct dwunwind_why {
+	uint64_t no_process;	/* the process's mappings unknown */
+	uint64_t short_copy;	/* the walk needed memory beyond the copy */
+	uint64_t no_module;	/* a frame in no file mapping (JIT, vDSO, garbage) */
+	uint64_t libdw;		/* libdw's own error (no CFI for the pc, bad CFI) */
+};
+
+/* How many times a process's modules were (re)reported, for the cost. */
+uint64_t dwunwind_builds(const struct dwunwind *u);
+const struct dwunwind_why *dwunwind_why(const struct dwunwind *u);
 /* tgid is gone: its modules are let go. */
 void dwunwind_forget(struct dwunwind *u, uint32_t tgid);
 
