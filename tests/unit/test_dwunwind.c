@@ -265,46 +265,6 @@ int main(void)
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
 #else
-/*
- * More processes than the unwinder keeps modules of (our mappings under
- * 40 other PIDs), twice round: each evicted one is built again, whole.
- */
-static void test_many_processes(void **state)
-{
-	struct maps_cache *mc = *state;
-	struct dwunwind *u = dwunwind_new(mc);
-	struct dwunwind_sample s = own;
-	uint64_t ips[MAX_FRAMES];
-	enum dwunwind_end end;
-	struct proc_map m;
-	char line[1024];
-	uint32_t pid;
-	FILE *f;
-	int round;
-
-	assert_non_null(u);
-	for (pid = 1000; pid < 1040; pid++) {
-		f = fopen("/proc/self/maps", "r");
-		assert_non_null(f);
-		while (fgets(line, sizeof(line), f))
-			if (!procmaps_parse_line(line, &m)) {
-				m.tgid = pid;
-				assert_int_equal(maps_cache__add(mc, &m), 0);
-				free(m.path);
-			}
-		fclose(f);
-	}
-	for (round = 0; round < 2; round++)
-		for (pid = 1000; pid < 1040; pid++) {
-			s.tgid = pid;
-			assert_true(dwunwind_stack(u, &s, ips, MAX_FRAMES, &end) >= 4);
-			assert_int_equal(end, DWUNWIND_COMPLETE);
-		}
-	assert_int_equal(dwunwind_builds(u), 80);
-	dwunwind_forget(u, 1000);
-	dwunwind_free(u);
-}
-
 int main(void)
 {
 	printf("SKIP: test_dwunwind: PREREQ: x86-64 (the unwinder's registers are x86-64's)\n");
