@@ -622,7 +622,7 @@ static uint64_t late_samples(const void *total, const void *deleted, void *ctx)
 static int sweep_orphans(struct sampler *m, struct htab *sets)
 {
 	const struct sample_lost *l = &m->skel->bss->lost;
-	uint64_t losses = l->map_full + l->stacks_full;
+	uint64_t losses = l->map_full + l->stacks_full + m->unwound_lost;	/* an unwound stack kept, its count not */
 	int err;
 
 	if (losses == m->orphans_at)
