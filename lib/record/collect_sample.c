@@ -82,6 +82,7 @@ struct sampler {
 	struct htab unwound;	/* sample_key -> struct unwound: since the last drain */
 	uint64_t ustack_incomplete;	/* stacks the unwinder could not take to their end */
 	uint64_t unwound_lost;	/* unwound samples a full map dropped (counted as map_full) */
+	uint64_t unwound_full;	/* ... kept without their stack, ustacks full (as stacks_full) */
 	uint64_t unwind_ns, nunwound;	/* the unwinder's time, and its stacks (-v) */
 	uint64_t build_ns;	/* of which the unwinds that first reported a process's modules */
 };
@@ -455,34 +456,43 @@ static int on_ustack(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* Add n samples to key's count in the counts map (a full map drops them, counted). */
+static void add_count(struct sampler *m, int cfd, const struct sample_key *key, uint64_t n)
+{
+	uint64_t count;
+
+	if (bpf_map_lookup_elem(cfd, key, &count))
+		count = 0;
+	count += n;
+	if (bpf_map_update_elem(cfd, key, &count, BPF_ANY))
+		m->unwound_lost += n;
+}
+
 /*
  * The samples unwound since the last drain into the maps the drain
  * reads, as if the BPF side had counted them: their stacks into
  * ustacks, their counts into counts. The BPF side counts no sample with
- * a user stack in this mode, so no key is written from both sides.
+ * a user stack in this mode, so no such key is written from both sides.
+ * A stack that finds ustacks full is counted without its user stack, as
+ * the BPF side does (sample_stacks_full): that key the BPF side may
+ * count too (its ring full), and a sample it counts between our lookup
+ * and update is lost; only while the stacks map is full.
  */
 static int flush_unwound(struct sampler *m)
 {
 	int ufd = bpf_map__fd(m->skel->maps.ustacks), cfd = bpf_map__fd(m->skel->maps.counts);
-	const struct sample_key *key;
+	struct sample_key key;
 	struct unwound *u;
 	const void *k;
 	size_t it = 0;
-	uint64_t count;
-	int err;
 
 	while ((u = htab_next(&m->unwound, &it, &k))) {
-		key = k;
-		err = bpf_map_update_elem(ufd, &key->ustack, &u->st, BPF_NOEXIST);
-		if (err && errno != EEXIST) {
-			m->unwound_lost += u->count;
-			continue;
+		memcpy(&key, k, sizeof(key));
+		if (bpf_map_update_elem(ufd, &key.ustack, &u->st, BPF_NOEXIST) && errno != EEXIST) {
+			m->unwound_full += u->count;
+			key.ustack = LS_SAMPLE_NO_STACK;
 		}
-		if (bpf_map_lookup_elem(cfd, key, &count))
-			count = 0;
-		count += u->count;
-		if (bpf_map_update_elem(cfd, key, &count, BPF_ANY))
-			m->unwound_lost += u->count;
+		add_count(m, cfd, &key, u->count);
 	}
 	htab_free(&m->unwound);
 	htab_init(&m->unwound, sizeof(struct sample_key), sizeof(struct unwound));
@@ -622,7 +632,7 @@ static uint64_t late_samples(const void *total, const void *deleted, void *ctx)
 static int sweep_orphans(struct sampler *m, struct htab *sets)
 {
 	const struct sample_lost *l = &m->skel->bss->lost;
-	uint64_t losses = l->map_full + l->stacks_full + m->unwound_lost;	/* an unwound stack kept, its count not */
+	uint64_t losses = l->map_full + l->stacks_full + m->unwound_lost + m->unwound_full;
 	int err;
 
 	if (losses == m->orphans_at)
@@ -773,6 +783,7 @@ static void sample_lost(const struct collector *c, const void *priv, uint64_t *v
 	if (!m || !m->skel)
 		return;
 	memcpy(vals, &m->skel->bss->lost, sizeof(m->skel->bss->lost));
+	vals[2] += m->unwound_full;	/* sample_stacks_full: counted without that stack */
 	vals[3] += m->unwound_lost;	/* sample_map_full: the sample was dropped */
 	vals[NLOST_BPF] = m->stack_gone;
 	vals[NLOST_BPF + 1] = m->ustack_incomplete;

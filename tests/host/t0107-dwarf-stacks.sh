@@ -66,6 +66,17 @@ incomplete=$("$LOCKSTAT" report -i small.data -f json | jq '.lost.sample_ustack_
 check "dwarf,64: stacks cut short are counted ($incomplete for $all samples, $whole whole)" \
 	test "$all" -ge 50 -a "$incomplete" -ge "$((all - whole))"
 
+# Maps too small (-M 64: 64 user stacks) for manystacks' stacks: as with
+# fp, a stack that finds its map full is counted without it, the sample kept.
+if check "manystacks builds without frame pointers" build_prog manystacks -O2 -fomit-frame-pointer; then
+	"$LOCKSTAT" record -v -e sample -F 999 -M 64 --user-stack dwarf -o full.data -- ./manystacks 2 >/dev/null 2>full.err
+	unwound=$(sed -n 's/^sample: \([0-9]*\) user stacks unwound.*/\1/p' full.err)
+	samples=$(sed -n 's/.*contended acquisitions, \([0-9]*\) samples.*/\1/p' full.err)
+	full=$("$LOCKSTAT" report -i full.data -f json | jq '.lost.sample_stacks_full')
+	check "dwarf, stacks map full: every unwound sample counted (${unwound:-?} unwound, ${samples:-?} samples, $full without their stack)" \
+		test "${unwound:-0}" -ge 100 -a "${samples:-0}" -ge "${unwound:-1}" -a "$full" -gt 0
+fi
+
 for bad in "--user-stack frames" "--user-stack-size 100" "--user-stack-size 4" "--user-stack-size 131072" \
 	"--user-stack fp --user-stack-size 4096" "-e locks --user-stack dwarf"; do
 	# shellcheck disable=SC2086
