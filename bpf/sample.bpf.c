@@ -75,6 +75,19 @@ struct {
 	__uint(max_entries, 64 * 1024);
 } new_tgids SEC(".maps");
 
+/*
+ * --user-stack dwarf: ustack_size bytes of user stack a sample (0: the
+ * kernel walks frame pointers); the collector sizes the ring.
+ */
+const volatile __u32 ustack_size;
+/* Wake user space once this much waits in the ring: it also empties it at each drain. */
+const volatile __u64 ustack_wake;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} ustack_samples SEC(".maps");
+
 struct sample_lost lost;
 /* Odd while user space removes names or announcements; never 0, a zeroed slot's. */
 __u64 names_gen = 2;
@@ -219,8 +232,106 @@ static bool in_user_mode(void *ctx)
 {
 	return ((const struct sample_regs *)ctx)->cs & 3;
 }
+
+/* x86-64's DWARF register numbers: struct sample_uregs.regs. */
+#define COPY_UREGS(d, r)	do {						\
+	(d)[0] = (r)->ax; (d)[1] = (r)->dx; (d)[2] = (r)->cx; (d)[3] = (r)->bx;	\
+	(d)[4] = (r)->si; (d)[5] = (r)->di; (d)[6] = (r)->bp; (d)[7] = (r)->sp;	\
+	(d)[8] = (r)->r8; (d)[9] = (r)->r9; (d)[10] = (r)->r10; (d)[11] = (r)->r11;	\
+	(d)[12] = (r)->r12; (d)[13] = (r)->r13; (d)[14] = (r)->r14; (d)[15] = (r)->r15;	\
+	(d)[16] = (r)->ip;							\
+} while (0)
+
+/*
+ * The user registers of the sample: the context's when it interrupted
+ * user mode, else those the task entered the kernel with; false for a
+ * kernel thread (no user mode to return to). Two functions: merged, the
+ * compiler reads both kinds through one pointer, and the verifier
+ * refuses a context pointer that was moved.
+ */
+static __noinline bool ctx_uregs(const struct sample_regs *u, __u64 *d)
+{
+	if (!u)
+		return false;
+	COPY_UREGS(d, u);
+	return true;
+}
+
+static __noinline bool task_uregs(__u64 *d)
+{
+	struct pt_regs *r = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+
+	if (!r || !(r->cs & 3))
+		return false;
+	COPY_UREGS(d, r);
+	return true;
+}
+
+static bool user_regs(void *ctx, __u64 *d)
+{
+	return in_user_mode(ctx) ? ctx_uregs(ctx, d) : task_uregs(d);
+}
+
+/*
+ * Copy the top of the user stack: ustack_size bytes from sp, or, where
+ * the stack's mapping ends sooner (a thread near its stack's top),
+ * whole pages less until a read succeeds: the size read, 0 if none.
+ */
+static __u32 copy_ustack(struct sample_uregs *e)
+{
+	__u64 sp = e->regs[7];
+	__u32 first = LS_SAMPLE_PAGE - (sp & (LS_SAMPLE_PAGE - 1)), n;
+	int k;
+
+	if (!bpf_probe_read_user(e->stack, ustack_size, (void *)sp))
+		return ustack_size;
+	for (k = LS_SAMPLE_USTACK_MAX / LS_SAMPLE_PAGE; k >= 0; k--) {
+		n = first + k * LS_SAMPLE_PAGE;
+		if (n >= ustack_size)
+			continue;
+		if (!bpf_probe_read_user(e->stack, n, (void *)sp))
+			return n;
+	}
+	return 0;
+}
+
+/*
+ * --user-stack dwarf: the sample with its user registers and stack to
+ * user space, which unwinds and counts it. False when it is not sent
+ * (frame pointers, no user mode, the ring full: counted): it is then
+ * counted here, with the kernel's walk or without a user stack.
+ */
+static bool send_ustack(void *ctx, struct sample_key *key)
+{
+	__u64 regs[LS_SAMPLE_UREGS];
+	struct sample_uregs *e;
+	int i;
+
+	if (!ustack_size || !user_regs(ctx, regs))
+		return false;
+	e = bpf_ringbuf_reserve(&ustack_samples, sizeof(*e) + ustack_size, 0);
+	if (!e) {
+		__sync_fetch_and_add(&lost.ustack_dropped, 1);
+		return false;
+	}
+	for (i = 0; i < LS_SAMPLE_UREGS; i++)
+		e->regs[i] = regs[i];
+	e->tgid = key->tgid;
+	e->tid = key->tid;
+	e->kstack = key->kstack;
+	e->size = copy_ustack(e);
+	e->__pad = 0;
+	bpf_ringbuf_submit(e, bpf_ringbuf_query(&ustack_samples, BPF_RB_AVAIL_DATA) >= ustack_wake ?
+			   BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+	return true;
+}
 #else
 static bool in_user_mode(void *ctx)
+{
+	return false;
+}
+
+static bool send_ustack(void *ctx, struct sample_key *key)
 {
 	return false;
 }
@@ -244,8 +355,11 @@ int on_sample(void *ctx)
 	 */
 	if (!in_user_mode(ctx))
 		key.kstack = stack_of(ctx, &kstacks, 0, &lost.kstack_error);
-	key.ustack = stack_of(ctx, &ustacks, BPF_F_USER_STACK, &lost.ustack_error);
+	if (!ustack_size)
+		key.ustack = stack_of(ctx, &ustacks, BPF_F_USER_STACK, &lost.ustack_error);
 	remember_thread(key.tgid, key.tid);
+	if (send_ustack(ctx, &key))
+		return 0;
 	count = bpf_map_lookup_elem(&counts, &key);
 	if (count) {
 		__sync_fetch_and_add(count, 1);

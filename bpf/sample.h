@@ -35,6 +35,27 @@ struct sample_lost {
 	__u64 ustack_error;
 	__u64 stacks_full;	/* a stack map was full: the sample is counted without that stack */
 	__u64 map_full;		/* the counts map was full: the sample was dropped */
+	__u64 ustack_dropped;	/* --user-stack dwarf: the ring was full: counted without its user stack */
+};
+
+/*
+ * --user-stack dwarf (x86-64): a sample with user registers goes to user
+ * space whole, the top of its user stack with it, to be unwound there
+ * (lib/record/dwunwind.h) and counted under the stack found. regs are
+ * the DWARF registers 0 to 16: ax dx cx bx si di bp sp r8..r15 ip.
+ */
+#define LS_SAMPLE_UREGS		17
+#define LS_SAMPLE_USTACK_MAX	65536	/* --user-stack-size's largest */
+#define LS_SAMPLE_PAGE		4096
+
+struct sample_uregs {
+	__u32 tgid;
+	__u32 tid;
+	__u64 kstack;		/* a kstacks key, or LS_SAMPLE_NO_STACK */
+	__u64 regs[LS_SAMPLE_UREGS];
+	__u32 size;		/* bytes of stack copied from regs[7] (sp) */
+	__u32 __pad;
+	__u8 stack[];		/* ustack_size bytes reserved, size of them read */
 };
 
 #endif

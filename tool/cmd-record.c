@@ -31,7 +31,7 @@ static const struct run_opt own_opts[] = {
 
 static const struct run_cmd record_cmd = {
 	.synopsis = "usage: lockstat record [OPTIONS] [-a | -p PID | [--] COMMAND [ARGS...]]\n",
-	.rows = "output all-cpus pid cgroup duration events hold uprobes event-budget force freq "
+	.rows = "output all-cpus pid cgroup duration events hold uprobes event-budget force freq user-stack user-stack-size "
 		"per-thread attach bucket stack-rate stack-thin map-entries metric repeat verbose quiet help",
 	.own = own_opts,
 	.verb = "record",

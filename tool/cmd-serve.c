@@ -52,7 +52,7 @@ static const struct run_text serve_texts[] = {
 static const struct run_cmd serve_cmd = {
 	.synopsis = "usage: lockstat serve [OPTIONS] [-a | -p PID]\n",
 	.rows = "dir segment keep listen max-series lock-addresses max-stacks max-connections lines "
-		"all-cpus pid cgroup events freq per-thread hold attach bucket stack-rate stack-thin "
+		"all-cpus pid cgroup events freq user-stack user-stack-size per-thread hold attach bucket stack-rate stack-thin "
 		"map-entries verbose quiet help",
 	.own = own_opts,
 	.texts = serve_texts,

@@ -51,7 +51,7 @@ static const struct run_cmd top_cmd = {
 	.synopsis = "usage: lockstat top [OPTIONS] [-a | -p PID | [--] COMMAND [ARGS...]]\n"
 		    "       lockstat top --replay FILE | --follow DIR [OPTIONS]\n",
 	.rows = "all-cpus pid cgroup duration interval iterations batch format output replay speed "
-		"follow sort rows lock caller comm func events freq hold attach stack-rate stack-thin "
+		"follow sort rows lock caller comm func events freq user-stack user-stack-size hold attach stack-rate stack-thin "
 		"map-entries verbose quiet help",
 	.own = own_opts,
 	.texts = top_texts,

@@ -5,9 +5,12 @@
  * bpf/sample.bpf.c.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
 #include <sys/syscall.h>
@@ -15,25 +18,28 @@
 #include <bpf/libbpf.h>
 #include "base/buf.h"
 #include "record/collector_int.h"
+#include "record/dwunwind.h"
 #include "record/mapsize.h"
 #include "base/log.h"
 #include "sample.skel.h"
 
 _Static_assert(sizeof(struct sample_key) == 24, "sample_key layout is shared with BPF");
 _Static_assert(sizeof(struct sample_stack) == 8 + 8 * LS_SAMPLE_STACK_DEPTH, "sample_stack layout is shared with BPF");
-_Static_assert(sizeof(struct sample_lost) == 4 * 8, "sample_lost layout is shared with BPF");
+_Static_assert(sizeof(struct sample_lost) == 5 * 8, "sample_lost layout is shared with BPF");
+_Static_assert(sizeof(struct sample_uregs) == 160, "sample_uregs layout is shared with BPF");
+_Static_assert(LS_SAMPLE_UREGS == DWUNWIND_NREGS, "the unwinder takes the BPF side's registers");
 _Static_assert(LS_SAMPLE_KSTACK_DEPTH <= LS_SAMPLE_STACK_DEPTH && LS_SAMPLE_USTACK_DEPTH <= LS_SAMPLE_STACK_DEPTH,
 	       "the stack maps hold either kind");
 
 /* BPF's counters, in struct sample_lost's order, then the collector's. */
 static const char *const lost_names[] = {
 	"sample_kstack_error", "sample_ustack_error", "sample_stacks_full", "sample_map_full",
-	"sample_stack_gone",
+	"sample_ustack_dropped", "sample_stack_gone", "sample_ustack_incomplete",
 };
 
 #define NLOST		(sizeof(lost_names) / sizeof(lost_names[0]))
 #define NLOST_BPF	(sizeof(struct sample_lost) / sizeof(__u64))
-_Static_assert(NLOST == NLOST_BPF + 1, "one name per loss counter, in order");
+_Static_assert(NLOST == NLOST_BPF + 2, "one name per loss counter, in order");
 
 /* The profile's ids are below this: stack_file_id() keeps 24 bits for them. */
 #define STACK_ID_LIMIT	((1 << STACK_SPACE_SHIFT) - 1)
@@ -69,6 +75,22 @@ struct sampler {
 	struct ring_buffer *events;
 	new_process_fn on_new_process;
 	void *on_new_process_ctx;
+	/* --user-stack dwarf */
+	struct ring_buffer *ustack_ring;	/* the samples with their user registers and stack */
+	struct dwunwind *unwinder;
+	struct maps_cache *maps;
+	struct htab unwound;	/* sample_key -> struct unwound: since the last drain */
+	uint64_t ustack_incomplete;	/* stacks the unwinder could not take to their end */
+	uint64_t unwound_lost;	/* unwound samples a full map dropped (counted as map_full) */
+	uint64_t unwound_full;	/* ... kept without their stack, ustacks full (as stacks_full) */
+	uint64_t unwind_ns, nunwound;	/* the unwinder's time, and its stacks (-v) */
+	uint64_t build_ns;	/* of which the unwinds that first reported a process's modules */
+};
+
+/* Samples unwound in user space, counted under their stack until the drain. */
+struct unwound {
+	uint64_t count;
+	struct sample_stack st;
 };
 
 static int sample_choose_mode(const struct features *f, enum attach_mode want, struct family_status *st)
@@ -151,6 +173,10 @@ static int attach_all(struct sampler *m, struct family_status *st)
 		sample_detach(m);
 	} else {
 		snprintf(st->mode, sizeof(st->mode), "%s@%uHz", hardware ? "cycles" : "cpu-clock", m->freq);
+	/* Said only where not frame pointers: the mode reads as it always did. */
+	if (!err && m->skel->rodata->ustack_size)
+		snprintf(st->mode + strlen(st->mode), sizeof(st->mode) - strlen(st->mode),
+			 " user-stack=dwarf,%u", m->skel->rodata->ustack_size);
 	}
 	return err;
 }
@@ -187,6 +213,63 @@ static int size_maps(struct sampler *m, uint32_t rows)
 	return err;
 }
 
+/*
+ * --user-stack dwarf's ring: a quarter of a second of every CPU's
+ * samples, 1 to 64 MiB. The BPF side wakes us only once a quarter of it
+ * is full (measured at -F 999 on 2 CPUs: no sample dropped); the drains
+ * empty it besides.
+ */
+#define USTACK_RING_MIN		(1U << 20)
+#define USTACK_RING_MAX		(64U << 20)
+
+static uint32_t ustack_ring_size(uint32_t ncpus, uint32_t freq, uint32_t stack_size)
+{
+	uint64_t rec = (8 + sizeof(struct sample_uregs) + stack_size + 7) & ~7ULL;
+	uint64_t want = (uint64_t)ncpus * freq * rec / 4;
+	uint32_t size = USTACK_RING_MIN;
+
+	while (size < want && size < USTACK_RING_MAX)
+		size <<= 1;
+	return size;
+}
+
+/* Before the load: the stack size and the ring's. */
+static int dwarf_prepare(struct collector *c, struct sampler *m, struct family_status *st)
+{
+	uint32_t ring = ustack_ring_size(m->ncpus, m->freq, c->o.user_stack_size);
+	int err;
+
+#if !defined(__x86_64__)
+	snprintf(st->why, sizeof(st->why), "--user-stack dwarf: x86-64 only");
+	return -EOPNOTSUPP;
+#endif
+	if (!c->o.maps) {
+		snprintf(st->why, sizeof(st->why), "--user-stack dwarf: no mapping tracker to unwind with");
+		return -EOPNOTSUPP;
+	}
+	m->skel->rodata->ustack_size = c->o.user_stack_size;
+	m->skel->rodata->ustack_wake = ring / 4;
+	err = bpf_map__set_max_entries(m->skel->maps.ustack_samples, ring);
+	if (err)
+		snprintf(st->why, sizeof(st->why), "--user-stack dwarf: a %u-byte ring: %s", ring, strerror(-err));
+	return err;
+}
+
+static int on_ustack(void *ctx, void *data, size_t size);
+
+/* After the load: the ring's reader, woken through the collector's epoll set. */
+static int dwarf_open(struct collector *c, struct sampler *m)
+{
+	m->maps = c->o.maps;
+	m->unwinder = dwunwind_new(m->maps);
+	if (!m->unwinder)
+		return -ENOMEM;
+	m->ustack_ring = ring_buffer__new(bpf_map__fd(m->skel->maps.ustack_samples), on_ustack, m, NULL);
+	if (!m->ustack_ring)
+		return -errno;
+	return collector_watch_fd(c, ring_buffer__epoll_fd(m->ustack_ring));
+}
+
 static int sample_open(struct collector *c, const struct features *f, struct family_status *st,
 		       void **priv)
 {
@@ -205,6 +288,7 @@ static int sample_open(struct collector *c, const struct features *f, struct fam
 	htab_init(&m->seen, sizeof(struct sample_key), sizeof(uint32_t));
 	stack_ids_init(&m->kst);
 	stack_ids_init(&m->ust);
+	htab_init(&m->unwound, sizeof(struct sample_key), sizeof(struct unwound));
 	mapscan_init(&m->scan, -1, sizeof(struct sample_key), sizeof(uint64_t));
 	m->skel = sample_bpf__open();
 	if (!m->skel)
@@ -213,12 +297,19 @@ static int sample_open(struct collector *c, const struct features *f, struct fam
 	m->skel->rodata->pidns_dev = c->pidns_dev;
 	m->skel->rodata->pidns_ino = c->pidns_ino;
 	err = c->o.stats_entries ? size_maps(m, c->o.stats_entries) : 0;
-	if (!err)
-		err = collector_prepare_object(c, m->skel->obj);
+	if (!err && c->o.user_stack_size)
+		err = dwarf_prepare(c, m, st);
+	if (err)
+		return err;
+	err = collector_prepare_object(c, m->skel->obj);
 	if (!err)
 		err = sample_bpf__load(m->skel);
 	if (err) {
 		snprintf(st->why, sizeof(st->why), "loading the sampler failed: %s", strerror(-err));
+		return err;
+	}
+	if (c->o.user_stack_size && (err = dwarf_open(c, m))) {
+		snprintf(st->why, sizeof(st->why), "--user-stack dwarf: %s", strerror(-err));
 		return err;
 	}
 	return attach_all(m, st);
@@ -230,6 +321,9 @@ static void sample_free(void *priv)
 
 	ring_buffer__free(m->events);
 	sample_detach(m);
+	ring_buffer__free(m->ustack_ring);
+	dwunwind_free(m->unwinder);
+	htab_free(&m->unwound);
 	free(m->links);
 	sample_bpf__destroy(m->skel);
 	htab_free(&m->totals);
@@ -303,13 +397,142 @@ static int drain_one(struct sampler *m, const struct sample_key *key, uint64_t n
 	return note_seen(&m->seen, key, m->drain);
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/*
+ * A sample with its user registers and stack (--user-stack dwarf):
+ * unwound now, while the process's mappings are those it ran with, and
+ * counted under its kernel and user stacks until the drain.
+ */
+static int on_ustack(void *ctx, void *data, size_t size)
+{
+	const struct sample_uregs *e = data;
+	struct sampler *m = ctx;
+	struct dwunwind_sample smp;
+	struct sample_key key;
+	enum dwunwind_end end;
+	struct unwound *u;
+	struct sample_stack st;
+	uint64_t t0 = mono_ns(), ips[LS_SAMPLE_USTACK_DEPTH], builds = dwunwind_builds(m->unwinder);
+	int i;
+
+	if (size < sizeof(*e) || size - sizeof(*e) < e->size)
+		return 0;
+	smp.tgid = e->tgid;
+	smp.tid = e->tid;
+	for (i = 0; i < LS_SAMPLE_UREGS; i++)
+		smp.regs[i] = e->regs[i];
+	smp.stack = e->stack;
+	smp.size = e->size;
+	/* A process the tracker has not told us about: what it has mapped now. */
+	if (!maps_cache__known(m->maps, e->tgid))
+		maps_cache__read_proc(m->maps, e->tgid);
+	memset(&st, 0, sizeof(st));
+	st.nr = dwunwind_stack(m->unwinder, &smp, ips, LS_SAMPLE_USTACK_DEPTH, &end);
+	for (i = 0; i < (int)st.nr; i++)
+		st.ip[i] = ips[i];
+	if (end == DWUNWIND_INCOMPLETE)
+		m->ustack_incomplete++;
+	key = (struct sample_key){ .tgid = e->tgid, .tid = e->tid, .kstack = e->kstack };
+	key.ustack = hash_bytes(st.ip, st.nr * sizeof(st.ip[0]));
+	if (key.ustack == LS_SAMPLE_NO_STACK)
+		key.ustack = 1;
+	u = htab_get(&m->unwound, &key, NULL);
+	if (!u)
+		return -ENOMEM;
+	if (!u->count++)
+		u->st = st;
+	t0 = mono_ns() - t0;
+	m->unwind_ns += t0;
+	if (dwunwind_builds(m->unwinder) != builds)
+		m->build_ns += t0;
+	m->nunwound++;
+	return 0;
+}
+
+/* Add n samples to key's count in the counts map (a full map drops them, counted). */
+static void add_count(struct sampler *m, int cfd, const struct sample_key *key, uint64_t n)
+{
+	uint64_t count;
+
+	if (bpf_map_lookup_elem(cfd, key, &count))
+		count = 0;
+	count += n;
+	if (bpf_map_update_elem(cfd, key, &count, BPF_ANY))
+		m->unwound_lost += n;
+}
+
+/*
+ * The samples unwound since the last drain into the maps the drain
+ * reads, as if the BPF side had counted them: their stacks into
+ * ustacks, their counts into counts. The BPF side counts no sample with
+ * a user stack in this mode, so no such key is written from both sides.
+ * A stack that finds ustacks full is counted without its user stack, as
+ * the BPF side does (sample_stacks_full): that key the BPF side may
+ * count too (its ring full), and a sample it counts between our lookup
+ * and update is lost; only while the stacks map is full.
+ */
+static int flush_unwound(struct sampler *m)
+{
+	int ufd = bpf_map__fd(m->skel->maps.ustacks), cfd = bpf_map__fd(m->skel->maps.counts);
+	struct sample_key key;
+	struct unwound *u;
+	const void *k;
+	size_t it = 0;
+
+	while ((u = htab_next(&m->unwound, &it, &k))) {
+		memcpy(&key, k, sizeof(key));
+		if (bpf_map_update_elem(ufd, &key.ustack, &u->st, BPF_NOEXIST) && errno != EEXIST) {
+			m->unwound_full += u->count;
+			key.ustack = LS_SAMPLE_NO_STACK;
+		}
+		add_count(m, cfd, &key, u->count);
+	}
+	htab_free(&m->unwound);
+	htab_init(&m->unwound, sizeof(struct sample_key), sizeof(struct unwound));
+	return 0;
+}
+
+/* The samples waiting in the ring, unwound and counted in the maps. */
+static int drain_ustacks(struct sampler *m)
+{
+	int n;
+
+	if (!m->ustack_ring)
+		return 0;
+	n = ring_buffer__consume(m->ustack_ring);
+	if (n < 0)
+		return n;
+	return flush_unwound(m);
+}
+
 static int sample_drain(struct collector *c, void *priv, struct snapshot *s, bool final)
 {
 	struct sampler *m = priv;
+	const struct dwunwind_why *why;
 	const void *key, *count;
 	int err;
 
-	(void)final;
+	if (m->ustack_ring)
+		collector_consume_maps(c);
+	err = drain_ustacks(m);
+	if (err)
+		return err;
+	why = m->unwinder ? dwunwind_why(m->unwinder) : NULL;
+	if (final && m->nunwound)
+		pr_info("sample: %" PRIu64 " user stacks unwound in %.1f ms: %.1f ms reporting %" PRIu64
+			" processes' modules, then %.1f us a stack; %" PRIu64 " incomplete (%" PRIu64
+			" process unknown, %" PRIu64 " copy too short, %" PRIu64 " code of no file, %" PRIu64
+			" libdw)\n",
+			m->nunwound, m->unwind_ns / 1e6, m->build_ns / 1e6, dwunwind_builds(m->unwinder),
+			(m->unwind_ns - m->build_ns) / 1e3 / m->nunwound, m->ustack_incomplete,
+			why->no_process, why->short_copy, why->no_module, why->libdw);
 	m->drain = c->ndrains;
 	s->nsamples = 0;
 	m->scan.fd = bpf_map__fd(m->skel->maps.counts);
@@ -409,7 +632,7 @@ static uint64_t late_samples(const void *total, const void *deleted, void *ctx)
 static int sweep_orphans(struct sampler *m, struct htab *sets)
 {
 	const struct sample_lost *l = &m->skel->bss->lost;
-	uint64_t losses = l->map_full + l->stacks_full;
+	uint64_t losses = l->map_full + l->stacks_full + m->unwound_lost + m->unwound_full;
 	int err;
 
 	if (losses == m->orphans_at)
@@ -544,6 +767,7 @@ void collector__forget_process(struct collector *c, uint32_t tgid)
 
 	if (!m || !m->skel)
 		return;
+	dwunwind_forget(m->unwinder, tgid);
 	names_removal(m);
 	bpf_map__delete_elem(m->skel->maps.seen_tgids, &tgid, sizeof(tgid), 0);
 	/* Its main thread's name too: a process under the PID would be named after it. */
@@ -559,7 +783,10 @@ static void sample_lost(const struct collector *c, const void *priv, uint64_t *v
 	if (!m || !m->skel)
 		return;
 	memcpy(vals, &m->skel->bss->lost, sizeof(m->skel->bss->lost));
+	vals[2] += m->unwound_full;	/* sample_stacks_full: counted without that stack */
+	vals[3] += m->unwound_lost;	/* sample_map_full: the sample was dropped */
 	vals[NLOST_BPF] = m->stack_gone;
+	vals[NLOST_BPF + 1] = m->ustack_incomplete;
 }
 
 static int on_event(void *ctx, void *data, size_t size)
@@ -591,6 +818,9 @@ int sample_consume_events(struct collector *c)
 	const struct sampler *m = family_priv(c, FAMILY_SAMPLE);
 	int n = m && m->events ? ring_buffer__consume(m->events) : 0;
 
+	/* After the announcements: a new process's mappings are read first. */
+	if (n >= 0 && m && m->ustack_ring)
+		n = ring_buffer__consume(m->ustack_ring);
 	return n < 0 ? n : 0;
 }
 

@@ -317,6 +317,12 @@ int collector__event_fd(const struct collector *c)
 	return c->epoll_fd;
 }
 
+void collector_consume_maps(struct collector *c)
+{
+	if (c->maptrack)
+		maptrack__consume(c->maptrack);
+}
+
 int collector__consume(struct collector *c)
 {
 	int err = c->maptrack ? maptrack__consume(c->maptrack) : 0;

@@ -36,6 +36,7 @@ struct collector_opts {
 	uint32_t stack_rate;	/* kernel stacks per second per CPU; 0: one per wait */
 	uint64_t stack_thin;	/* --stack-thin: ns (see stack_thin_ns()) */
 	uint32_t sample_freq;	/* samples per second per CPU */
+	uint32_t user_stack_size;	/* --user-stack dwarf: user stack bytes a sample; 0: frame pointers */
 	bool probe_stats;	/* measure each program's cost (kernel.bpf_stats) */
 	pid_t target_pid;	/* the workload or -p PID, 0 when none: where uprobes go */
 	uint32_t event_budget;	/* uprobe hits per second before they are detached; 0: default */

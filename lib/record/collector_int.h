@@ -167,6 +167,12 @@ uint64_t collector__targets_full(const struct collector *c);
 int sample_consume_events(struct collector *c);
 /* Poll fd (an epoll fd of a ring buffer) with the collector's event fd; 0 or -errno. */
 int collector_watch_fd(struct collector *c, int fd);
+/*
+ * Read what the mapping tracker has waiting (it wakes us only a quarter
+ * full): the sampler's dwarf unwinding needs the mappings of processes
+ * that may be gone by now.
+ */
+void collector_consume_maps(struct collector *c);
 /* A set of stack ids, tids or tgids (trim): a uint32 key, no value; negative ids are none. */
 int u32_set_add(struct htab *set, int32_t id);
 /* Delete every key of a BPF map (stacks, tids) that set (of its keys) does not hold: how many. */

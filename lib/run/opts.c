@@ -224,6 +224,31 @@ static const char *events_text(bool brief)
 	return text;
 }
 
+static int parse_user_stack(struct session_opts *o, const char *arg)
+{
+	o->user_stack_set = true;
+	if (!strcmp(arg, "fp") || !strcmp(arg, "dwarf")) {
+		o->user_stack_dwarf = !strcmp(arg, "dwarf");
+		return 0;
+	}
+	pr_err("--user-stack: '%s' is not one of fp, dwarf\n", arg);
+	return -EINVAL;
+}
+
+/* As perf's --call-graph dwarf,SIZE: a multiple of 8, at most 64 KiB. */
+static int parse_user_stack_size(struct session_opts *o, const char *arg)
+{
+	int err = parse_ulong("--user-stack-size", arg, 8, LS_SAMPLE_USTACK_MAX, &o->user_stack_size);
+
+	o->user_stack_set = true;
+	o->user_stack_size_set = true;
+	if (!err && o->user_stack_size % 8) {
+		pr_err("--user-stack-size: %lu is not a multiple of 8\n", o->user_stack_size);
+		return -EINVAL;
+	}
+	return err;
+}
+
 /*
  * record's --help says it all; top and serve say less where record's
  * text is long and point to it (brief).
@@ -250,6 +275,10 @@ static const struct run_opt shared_opts[] = {
 	{ "force", SESSION_OPT_FORCE, NULL, "keep uprobes over the budget, or put them on every process",
 	  NULL, false, parse_force },
 	{ "freq", 'F', "HZ", "samples per second per CPU (default 99)", NULL, false, parse_freq },
+	{ "user-stack", SESSION_OPT_USER_STACK, "MODE", "the sampler's user stacks: fp (frame pointers, the\n"
+	  "default) or dwarf (copied and unwound with the CFI)", NULL, false, parse_user_stack },
+	{ "user-stack-size", SESSION_OPT_USER_STACK_SIZE, "N", "dwarf: bytes of user stack copied a sample (8192)",
+	  NULL, false, parse_user_stack_size },
 	{ "per-thread", 't', NULL, "aggregate lock waits per task too (pid, tid, comm)", NULL, false,
 	  parse_per_thread },
 	{ "attach", SESSION_OPT_ATTACH, "MODE", "auto, tp, tp_btf, tracepoint, fentry or kprobe (default\n"
@@ -307,6 +336,14 @@ int session__check_target(struct session_opts *o)
 	/* An option of a family not recorded would be silently ignored. */
 	if (o->freq_set && !(o->families & FAMILY_SAMPLE)) {
 		pr_err("--freq applies to the sample family, which -e leaves out\n");
+		return -EINVAL;
+	}
+	if (o->user_stack_set && !(o->families & FAMILY_SAMPLE)) {
+		pr_err("--user-stack and --user-stack-size apply to the sample family, which -e leaves out\n");
+		return -EINVAL;
+	}
+	if (o->user_stack_size_set && !o->user_stack_dwarf) {
+		pr_err("--user-stack-size applies to --user-stack dwarf\n");
 		return -EINVAL;
 	}
 	if (o->budget_set && !(o->families & FAMILY_UPROBES)) {

@@ -50,6 +50,10 @@ struct session_opts {
 	unsigned int families;
 	unsigned int families_off;	/* taken out with -e -NAME: never added back */
 	unsigned long sample_freq;
+	bool user_stack_dwarf;	/* --user-stack dwarf: user stacks unwound from a copy */
+	bool user_stack_set;	/* --user-stack or --user-stack-size given: they need the sample family */
+	unsigned long user_stack_size;	/* --user-stack-size: bytes copied a sample (dwarf) */
+	bool user_stack_size_set;
 	bool probe_stats;	/* measure every family's cost, not only the opt-in ones */
 	bool brief_usyms;	/* sampled user functions only, no DWARF lines nor inlines (top) */
 	bool usyms_no_lines;	/* every user frame's function, no DWARF lines nor inlines (serve) */
@@ -75,6 +79,8 @@ enum {
 	SESSION_OPT_FORCE,
 	SESSION_OPT_EVENT_BUDGET,
 	SESSION_OPT_CGROUP,
+	SESSION_OPT_USER_STACK,
+	SESSION_OPT_USER_STACK_SIZE,
 	SESSION_OPT__END,
 };
 

@@ -28,6 +28,7 @@ static struct collector_opts collector_opts_of(struct session *s)
 		.stack_thin = s->o.stack_thin,
 		.families = s->o.families,
 		.sample_freq = s->o.sample_freq,
+		.user_stack_size = s->o.user_stack_dwarf ? s->o.user_stack_size : 0,
 		.target_pid = s->wl.pid ? s->wl.pid : s->o.pid,
 		.event_budget = s->o.event_budget,
 		.force = s->o.force,

@@ -52,12 +52,12 @@ static void target_line(const struct session *s, char *buf, size_t len)
 
 int session_write_meta(struct session *s)
 {
-	char cpus[16], bucket[32], command[1024], target[PATH_MAX + 16], started[64], rate[24], freq[24], thin[24];
+	char cpus[16], bucket[32], command[1024], target[PATH_MAX + 16], started[64], rate[24], freq[24], thin[24], ustack[32];
 	char names[LOCK_NAMES_LINE];
 	struct family_meta fm[FAMILY_COUNT];
 	struct utsname u;
 	time_t t = time(NULL);
-	struct kv kv[16 + FAMILY_COUNT * FAMILY_META_KEYS];
+	struct kv kv[17 + FAMILY_COUNT * FAMILY_META_KEYS];
 	size_t n = 0;
 	int i;
 
@@ -84,6 +84,11 @@ int session_write_meta(struct session *s)
 	kv[n++] = (struct kv){ "stack_thin_ns", thin };
 	snprintf(freq, sizeof(freq), "%lu", s->o.sample_freq);
 	kv[n++] = (struct kv){ "sample_freq", freq };
+	/* Only where not frame pointers: a profile without it was recorded as ever. */
+	if (s->o.user_stack_dwarf && (s->o.families & FAMILY_SAMPLE)) {
+		snprintf(ustack, sizeof(ustack), "dwarf,%lu", s->o.user_stack_size);
+		kv[n++] = (struct kv){ "user_stack", ustack };
+	}
 	lock_names_line(s, names, sizeof(names));
 	kv[n++] = (struct kv){ "lock_names", names };
 	for (i = 0; i < FAMILY_COUNT; i++) {

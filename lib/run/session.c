@@ -42,7 +42,8 @@ void session__init(struct session *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->o = (struct session_opts){ .output = "lockstat.data", .bucket = 1.0, .mode = ATTACH_AUTO,
-		.stack_rate = 250, .stack_thin = 65536, .families = FAMILY_DEFAULT, .sample_freq = 99 };
+		.stack_rate = 250, .stack_thin = 65536, .families = FAMILY_DEFAULT, .sample_freq = 99,
+		.user_stack_size = 8192 };
 	s->fd = s->sigfd = s->pidfd = -1;
 	s->out.fd = -1;
 	s->cgroup.fd = -1;
