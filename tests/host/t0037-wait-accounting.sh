@@ -12,7 +12,7 @@
 require_root; require_btf
 
 SKEL=${SKEL_DIR:-$ROOT_DIR/build/skel}
-check "contdrive builds" build_prog contdrive -I"$SKEL" -I"$ROOT_DIR/bpf" -lbpf || done_testing
+check "contdrive builds" build_prog contdrive -I"$SKEL" -I"$ROOT_DIR/bpf" -I"$ROOT_DIR/lib" -lbpf || done_testing
 
 # drive NAME [OPTIONS]: the commands on stdin, the output in NAME.out.
 drive() {
