@@ -7,7 +7,7 @@
 # lockstat process (a -a recording: no workload among its children);
 # -q prints neither. -e -NAME takes a family out.
 . "$(dirname "$0")/lib.sh"
-require_root; require_btf; require_perf_event
+require_root; require_btf; require_perf_event; require_cmd jq
 
 forks() { while :; do /bin/true; done; }
 forks & bg=$!
@@ -71,7 +71,11 @@ check "-M 1000000: record -v does not say reserved" bash -c "! grep -q 'rows res
 # The sampler's maps are all reserved at load: -M 16777216 would ask for
 # 9 GiB of stacks of each kind. Each is held to 64 MiB (elements, buckets
 # and the map: bpftool's memlock), said on stderr, and record goes on.
-sampler_maps='for m in counts kstacks ustacks; do bpftool map show name $m | sed -n "s/.*max_entries \([0-9]*\)  memlock \([0-9]*\)B.*/$m \1 \2/p"; done'
+# The maps are found through record's own descriptors (its fdinfo's
+# map_id): a map name alone would also find another lockstat's maps.
+sampler_maps='for f in /proc/$PPID/fdinfo/*; do sed -n "s/^map_id:[[:space:]]*//p" "$f"; done | sort -un |
+	while read -r id; do bpftool -j map show id "$id"; done |
+	jq -r "select(.name == \"counts\" or .name == \"kstacks\" or .name == \"ustacks\") | \"\(.name) \(.max_entries) \(.bytes_memlock)\""'
 "$LOCKSTAT" record -M 16777216 -e sample -o huge.data -- sh -c "$sampler_maps" >huge.out 2>huge.err
 check "-M 16777216 -e sample: record exits 0 ($?)" test $? = 0
 for m in counts kstacks ustacks; do
