@@ -5,9 +5,21 @@
 . "$(dirname "$0")/lib.sh"
 require_root; require_btf; require_tracepoint; require_cmd jq
 
+# started_for PID SECS: wait until record PID's workload runs (record holds
+# it until the probes are attached, which on a loaded machine takes
+# seconds), then SECS more; 60 s at most.
+started_for() {
+	local i
+	for ((i = 0; i < 600; i++)); do
+		pgrep -x -P "$1" fdstorm >/dev/null && break
+		sleep 0.1
+	done
+	sleep "$2"
+}
+
 "$LOCKSTAT" record -q -o int.data -- "$WL/fdstorm" -t 2 -d 30 >int.out &
 pid=$!
-sleep 2.5
+started_for $pid 2.5
 kill -INT $pid
 wait $pid
 rc=$?
@@ -33,7 +45,7 @@ check "SIGTERM: the profile is complete" "$LOCKSTAT" fsck -q term.data
 
 "$LOCKSTAT" record -q -o kill.data -- "$WL/fdstorm" -t 2 -d 30 -q >/dev/null &
 pid=$!
-sleep 2.5
+started_for $pid 2.5
 wl=$(pgrep -P $pid)
 kill -KILL $pid
 wait $pid 2>/dev/null
