@@ -237,6 +237,10 @@ static int check_view_options(struct report_opts *o)
 		pr_err("--cost takes none of --sort, --top, --pid, --comm and --fold-arrays\n");
 		return -EINVAL;
 	}
+	if (o->view == VIEW_COST && o->format == OUT_CSV) {
+		pr_err("--cost has no CSV form: use -f text or -f json\n");
+		return -EINVAL;
+	}
 	if (!o->sort_key)
 		return 0;
 	if (o->view == VIEW_HITS) {

@@ -128,10 +128,6 @@ int print_cost(const struct report *r)
 	struct cost_ledger l;
 	struct out_doc *d;
 
-	if (r->o.format == OUT_CSV) {
-		pr_err("--cost has no CSV form: use -f text or -f json\n");
-		return -EINVAL;
-	}
 	cost_meta_read(r->p, &l);
 	d = report__doc(r);
 	if (!d)
