@@ -67,6 +67,36 @@ void session_ledger_stop(struct session *s)
 		l->wl_last = ns;
 }
 
+static const char *source_of(const struct session *s)
+{
+	if (s->o.pid)
+		return "pid";
+	if (s->o.cgroup)
+		return "cgroup";
+	return s->o.system_wide ? "system" : "command";
+}
+
+int session__ledger_now(const struct session *s, uint64_t *startup_ns, uint64_t *workload_ns,
+			const char **source)
+{
+	const struct session_ledger *l = &s->ledger;
+	uint64_t ns, own;
+
+	if (!l->started)
+		return -ENODATA;
+	*startup_ns = l->startup_ns;
+	*source = source_of(s);
+	if (!l->wl_ok || read_workload(s, &ns) || ns < l->wl_first)
+		return -ENODATA;
+	*workload_ns = ns - l->wl_first;
+	/* The machine's busy time holds our own: left out, as in the profile's ledger. */
+	if (!strcmp(*source, "system")) {
+		own = session_cpu_ns() - l->startup_ns;
+		*workload_ns = *workload_ns > own ? *workload_ns - own : 0;
+	}
+	return 0;
+}
+
 /* The workload's CPU into c, and where it came from; its note in note. */
 static void workload_cost(const struct session *s, struct cost_ledger *c, char *note, size_t len)
 {
@@ -75,14 +105,13 @@ static void workload_cost(const struct session *s, struct cost_ledger *c, char *
 
 	note[0] = '\0';
 	c->note = note;
-	if (!s->o.pid && !s->o.cgroup && !s->o.system_wide) {
-		c->source = "command";
+	c->source = source_of(s);
+	if (!strcmp(c->source, "command")) {
 		c->workload_known = s->wl.exited;
 		c->workload_ns = tv_ns(&s->wl.ru.ru_utime) + tv_ns(&s->wl.ru.ru_stime);
 		snprintf(note, len, "its rusage: descendants count once waited for");
 		return;
 	}
-	c->source = s->o.pid ? "pid" : s->o.cgroup ? "cgroup" : "system";
 	c->workload_known = l->wl_ok && l->wl_last >= l->wl_first;
 	if (!l->wl_ok)
 		snprintf(note, len, "not measured: the first reading failed");
@@ -93,7 +122,7 @@ static void workload_cost(const struct session *s, struct cost_ledger *c, char *
 		snprintf(note, len, "cpu.stat usage_usec");
 	else
 		snprintf(note, len, "/proc/stat busy (no idle, iowait, steal) less lockstat's own");
-	c->workload_ns = s->o.system_wide && !s->o.cgroup && !s->o.pid ? (d > own ? d - own : 0) : d;
+	c->workload_ns = !strcmp(c->source, "system") ? (d > own ? d - own : 0) : d;
 }
 
 /* The probes as record's probe cost lines give them: the measured windows' sums. */

@@ -156,6 +156,14 @@ void session__finish(struct session *s);
  */
 int session__end_profile(struct session *s);
 int session__begin_profile(struct session *s);
+/*
+ * The cost ledger's figures so far (serve's /metrics): lockstat's own
+ * start-up CPU, and the targets' CPU since the start with its source
+ * (pid, cgroup, system). 0, or -ENODATA where the targets' CPU cannot
+ * be read (a command's is known once it ends).
+ */
+int session__ledger_now(const struct session *s, uint64_t *startup_ns, uint64_t *workload_ns,
+			const char **source);
 /* The steal of every CPU from the start to the last drain: 0, or -ENODATA when not read. */
 int session__steal_ns(struct session *s, uint64_t *ns);
 void session__free(struct session *s);
