@@ -76,11 +76,22 @@ static const char *source_of(const struct session *s)
 	return s->o.system_wide ? "system" : "command";
 }
 
+/*
+ * The targets' CPU from a growth d of their counter: the machine's busy
+ * time holds lockstat's own (own over the same time), left out.
+ */
+static uint64_t targets_ns(const struct session *s, uint64_t d, uint64_t own)
+{
+	if (strcmp(source_of(s), "system"))
+		return d;
+	return d > own ? d - own : 0;
+}
+
 int session__ledger_now(const struct session *s, uint64_t *startup_ns, uint64_t *workload_ns,
 			const char **source)
 {
 	const struct session_ledger *l = &s->ledger;
-	uint64_t ns, own;
+	uint64_t ns;
 
 	if (!l->started)
 		return -ENODATA;
@@ -88,12 +99,7 @@ int session__ledger_now(const struct session *s, uint64_t *startup_ns, uint64_t 
 	*source = source_of(s);
 	if (!l->wl_ok || read_workload(s, &ns) || ns < l->wl_first)
 		return -ENODATA;
-	*workload_ns = ns - l->wl_first;
-	/* The machine's busy time holds our own: left out, as in the profile's ledger. */
-	if (!strcmp(*source, "system")) {
-		own = session_cpu_ns() - l->startup_ns;
-		*workload_ns = *workload_ns > own ? *workload_ns - own : 0;
-	}
+	*workload_ns = targets_ns(s, ns - l->wl_first, session_cpu_ns() - l->startup_ns);
 	return 0;
 }
 
@@ -101,7 +107,6 @@ int session__ledger_now(const struct session *s, uint64_t *startup_ns, uint64_t 
 static void workload_cost(const struct session *s, struct cost_ledger *c, char *note, size_t len)
 {
 	const struct session_ledger *l = &s->ledger;
-	uint64_t own = l->stop_cpu_ns - l->startup_ns, d = l->wl_last - l->wl_first;
 
 	note[0] = '\0';
 	c->note = note;
@@ -122,7 +127,7 @@ static void workload_cost(const struct session *s, struct cost_ledger *c, char *
 		snprintf(note, len, "cpu.stat usage_usec");
 	else
 		snprintf(note, len, "/proc/stat busy (no idle, iowait, steal) less lockstat's own");
-	c->workload_ns = !strcmp(c->source, "system") ? (d > own ? d - own : 0) : d;
+	c->workload_ns = targets_ns(s, l->wl_last - l->wl_first, l->stop_cpu_ns - l->startup_ns);
 }
 
 /* The probes as record's probe cost lines give them: the measured windows' sums. */
