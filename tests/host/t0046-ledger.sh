@@ -5,7 +5,8 @@
 # start-up is > 0, steady >= 0; the overhead is the formula of the
 # printed terms, recomputed here; text and JSON say the same. -p takes
 # the process's CPU from /proc/PID/stat: no more than what the test
-# itself reads around the recording; -a the machine's.
+# itself reads around the recording; --cgroup its cpu.stat, the same
+# way; -a the machine's.
 . "$(dirname "$0")/lib.sh"
 require_root; require_btf; require_perf_event
 require_cmd jq
@@ -70,6 +71,29 @@ pid_s=$(jq '.workload.cpu_ns / 1e9' pid.json)
 check "-p: source pid, CPU (${pid_s:-?} s) > 0 and within what the test read around it (${around} s)" \
 	awk -v a="${pid_s:-x}" -v b="$around" -v src="$(jq -r .workload.source pid.json)" \
 		'BEGIN { exit !(src == "pid" && a > 0 && a <= b + 0.02) }'
+
+# --cgroup: the growth of its cpu.stat usage_usec, within the test's reading around it.
+cg2=$(awk '{ split($0, p, " - "); split(p[2], t, " ") } t[1] == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+cg=${cg2:+$cg2/lockstat-t0046-$$}
+if [ -z "$cg2" ] || ! mkdir "$cg" 2>/dev/null; then
+	skip_check CGROUP2 "--cgroup: the ledger reads the cgroup's cpu.stat" "no cgroup v2 hierarchy to make a cgroup in"
+else
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec sh -c "while :; do :; done"' "$cg" & bg=$!
+	sleep 0.2
+	usage() { awk '$1 == "usage_usec" { print $2 }' "$cg/cpu.stat"; }
+	u0=$(usage)
+	"$LOCKSTAT" record --cgroup "$cg" -d 1.5 -e locks -o cg.data 2>cg.err
+	rc=$?
+	u1=$(usage)
+	kill "$bg"; wait "$bg" 2>/dev/null
+	for _ in $(seq 50); do rmdir "$cg" 2>/dev/null && break; sleep 0.1; done
+	check "record --cgroup exits 0 ($rc)" test "$rc" = 0
+	"$LOCKSTAT" report -i cg.data --cost -f json | jq .cost >cg.json
+	cg_s=$(jq '.workload.cpu_ns / 1e9' cg.json)
+	check "--cgroup: source cgroup, CPU (${cg_s:-?} s) > 0 and within what the test read around it ($(((u1 - u0) / 1000)) ms)" \
+		awk -v a="${cg_s:-x}" -v b="$((u1 - u0))" -v src="$(jq -r .workload.source cg.json)" \
+			'BEGIN { exit !(src == "cgroup" && a > 0 && a <= b / 1e6 + 0.001) }'
+fi
 
 # -a: the machine's busy time, less lockstat's own.
 burn & bg=$!
