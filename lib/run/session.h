@@ -59,7 +59,7 @@ struct session_self {
  * record's or top's profile; serve's segments are not given one.
  */
 struct session_ledger {
-	bool off;		/* the profile does not begin at the session's start */
+	bool off;		/* not written: serve, or a profile begun after the start */
 	bool started;		/* session__start() went through: the readings below hold */
 	uint64_t startup_ns;	/* own CPU when the workload was released */
 	uint64_t stop_cpu_ns;	/* own CPU at the recording's end */
