@@ -235,6 +235,19 @@ tables_errors_ok() {
 	"$ls" report -i "$f" --view nosuch 2>"$tmp/t.err"; rc=$?
 	[ $rc = 2 ] && grep -q "is not one of locks, hits, tables, fd, pagecache" "$tmp/t.err"
 }
+# A profile from before the cost ledger says so, in text and JSON; --cost's misuses are usage errors.
+cost_old_ok() {
+	local f=$dir/data/fdstorm.data rc
+	"$ls" report -i "$f" --cost >"$tmp/c.txt" && grep -qx 'cost ledger: not recorded' "$tmp/c.txt" &&
+		"$ls" report -i "$f" --cost -f json | jq -e '.cost == {"recorded": false}' >/dev/null ||
+		{ echo "--cost of an old profile:" >&2; cat "$tmp/c.txt" >&2; return 1; }
+	for bad in "-f csv" "--view hits" "--top 3" "--hist"; do
+		# shellcheck disable=SC2086
+		"$ls" report -i "$f" --cost $bad 2>"$tmp/c.err"; rc=$?
+		[ $rc = 2 ] && [ "$(wc -l <"$tmp/c.err")" -ge 1 ] || { echo "--cost $bad: exit $rc" >&2; return 1; }
+	done
+}
+check "fdstorm.data: report --cost says the ledger was not recorded; misuses exit 2" cost_old_ok
 # statloop (issue 4's path-walk workload): no root, so tested here.
 statloop_ok() {
 	local wl=$WL/statloop out rc

@@ -53,6 +53,8 @@ static void usage(FILE *f)
 		"      --lines            one row per source line (file:line) instead of per function\n"
 		"tables view:\n"
 		"      --table NAME       only this table (needed for json and csv)\n"
+		"      --cost             the cost ledger: what the probes, lockstat and the\n"
+		"                         workload used, and the overhead (text, json)\n"
 		"  -f, --format FMT       text (default), json or csv\n"
 		"  -v, --verbose          say more\n"
 		"  -q, --quiet            no warnings\n"
@@ -61,7 +63,7 @@ static void usage(FILE *f)
 
 enum { OPT_HIST = 1000, OPT_STACKS, OPT_LOCK, OPT_CALLER, OPT_TYPE, OPT_PID, OPT_COMM,
        OPT_KERNEL, OPT_USER, OPT_MODULE, OPT_CALLERS, OPT_CALLEES, OPT_LINES,
-       OPT_TABLE, OPT_FOLD_ARRAYS };
+       OPT_TABLE, OPT_FOLD_ARRAYS, OPT_COST };
 
 static const struct option long_opts[] = {
 	{ "input", required_argument, NULL, 'i' },
@@ -83,6 +85,7 @@ static const struct option long_opts[] = {
 	{ "callees", required_argument, NULL, OPT_CALLEES },
 	{ "lines", no_argument, NULL, OPT_LINES },
 	{ "table", required_argument, NULL, OPT_TABLE },
+	{ "cost", no_argument, NULL, OPT_COST },
 	{ "format", required_argument, NULL, 'f' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -164,7 +167,19 @@ static int parse_one(struct report_opts *o, int opt, const char *arg)
 		return 0;
 	case OPT_LINES: o->lines = true; return 0;
 	case OPT_TABLE: o->table = arg; return 0;
+	case OPT_COST:
+		if (o->view_given) {
+			pr_err("--cost and --view: one of them\n");
+			return -EINVAL;
+		}
+		o->view = VIEW_COST;
+		return 0;
 	case 'V':
+		if (o->view == VIEW_COST) {
+			pr_err("--cost and --view: one of them\n");
+			return -EINVAL;
+		}
+		o->view_given = true;
 		return parse_view(o, arg);
 	case 'v': log_verbosity++; return 0;
 	case 'q': log_verbosity = -1; return 0;
@@ -215,6 +230,15 @@ static int check_view_options(struct report_opts *o)
 	}
 	if ((o->hist || o->stacks) && o->format == OUT_CSV) {
 		pr_err("--hist and --stacks have no CSV form: use -f text or -f json\n");
+		return -EINVAL;
+	}
+	if (o->view == VIEW_COST && (o->sort_key || o->top_n || o->filter.pid >= 0 || o->filter.comm ||
+				     o->filter.fold_arrays)) {
+		pr_err("--cost takes none of --sort, --top, --pid, --comm and --fold-arrays\n");
+		return -EINVAL;
+	}
+	if (o->view == VIEW_COST && o->format == OUT_CSV) {
+		pr_err("--cost has no CSV form: use -f text or -f json\n");
 		return -EINVAL;
 	}
 	if (!o->sort_key)
@@ -301,6 +325,8 @@ static int print_view(struct report *r)
 {
 	size_t i;
 
+	if (r->o.view == VIEW_COST)
+		return print_cost(r);
 	for (i = 0; i < NVIEWS; i++)
 		if (views[i].view == r->o.view)
 			return views[i].print(r);

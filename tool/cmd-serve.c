@@ -154,6 +154,7 @@ static void serve_init(struct serve *v)
 	v->s.o.probe_stats = true;	/* /metrics has each family's cost */
 	v->s.o.families &= ~FAMILY_MMAP_LOCK;	/* as top: -e ...,mmap_lock adds it */
 	v->s.o.extra_signal = SIGHUP;	/* a new segment, not the end */
+	v->s.ledger.off = true;		/* its figures are /metrics', counted from serve's start */
 	v->o = (struct serve_opts){ .dir = SERVE_DEFAULT_DIR, .segment = 600, .keep_count = 144,
 		.keep_bytes = 1ULL << 30, .max_stacks = 10000,
 		.metrics = { .max_series = 20, .max_tracked = 4096 },

@@ -6,7 +6,7 @@
  * lockstat report: the options and the loaded profile (cmd-report.c),
  * handed to the printer of the view asked for, one file each
  * (report-locks.c, report-hits.c, report-tables.c, report-fd.c,
- * report-pagecache.c).
+ * report-pagecache.c, report-cost.c for --cost).
  */
 #include "base/json.h"
 #include "out/head.h"
@@ -17,7 +17,7 @@
 #include "view/view_locks.h"
 
 /* Each view is one entry of views[] in cmd-report.c. */
-enum report_view { VIEW_LOCKS, VIEW_HITS, VIEW_TABLES, VIEW_FD, VIEW_PAGECACHE };
+enum report_view { VIEW_LOCKS, VIEW_HITS, VIEW_TABLES, VIEW_FD, VIEW_PAGECACHE, VIEW_COST };
 
 struct report_opts {
 	const char *input;
@@ -35,6 +35,7 @@ struct report_opts {
 	const char *graph_func;	/* --callers / --callees */
 	bool graph_callers;
 	const char *table;	/* --view tables: only this one */
+	bool view_given;	/* --view: --cost is a view of its own */
 };
 
 struct report {
@@ -57,5 +58,6 @@ int print_hits(const struct report *r);
 int print_tables(const struct report *r);
 int print_fd(const struct report *r);
 int print_pagecache(const struct report *r);
+int print_cost(const struct report *r);
 
 #endif

@@ -844,6 +844,17 @@ const char *profile__meta_or(const struct profile *p, const char *key, const cha
 	return v && *v ? v : dflt;
 }
 
+int profile__meta_u64(const struct profile *p, const char *key, uint64_t *v)
+{
+	const char *s = profile__meta(p, key);
+	char *end;
+
+	if (!s || !*s || *s == '-')
+		return -1;
+	*v = strtoull(s, &end, 10);
+	return *end ? -1 : 0;
+}
+
 const char *profile__str(const struct profile *p, uint32_t id)
 {
 	return id < p->nstrs ? p->strs[id] : "";

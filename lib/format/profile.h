@@ -283,6 +283,8 @@ void profile__clear_counts(struct profile *p);
 const char *profile__meta(const struct profile *p, const char *key);
 /* The value of key, or dflt when the profile has none or an empty one. */
 const char *profile__meta_or(const struct profile *p, const char *key, const char *dflt);
+/* A key that must be there and be a whole decimal number: 0, or -1. */
+int profile__meta_u64(const struct profile *p, const char *key, uint64_t *v);
 const char *profile__str(const struct profile *p, uint32_t id);
 uint64_t profile__duration_ns(const struct profile *p);
 const struct stack *profile__stack(const struct profile *p, int32_t id);

@@ -39,30 +39,21 @@ size_t steal_meta_keys(const struct steal_summary *s, struct steal_meta *out)
 	return n;
 }
 
-/* A key that must be there and be a whole number: 0, or -1. */
-static int get(const struct profile *p, const char *key, uint64_t *v)
-{
-	const char *s = profile__meta(p, key);
-	char *end;
-
-	if (!s || !*s || *s == '-')
-		return -1;
-	*v = strtoull(s, &end, 10);
-	return *end ? -1 : 0;
-}
-
 void steal_meta_read(const struct profile *p, struct steal_summary *s)
 {
 	uint64_t cpu;
 
 	memset(s, 0, sizeof(*s));
 	s->max_iv_cpu = -1;
-	if (get(p, "steal.tick_ns", &s->tick_ns) || get(p, "steal.total_ns", &s->total_ns) ||
-	    get(p, "steal.cpu_time_ns", &s->cpu_time_ns) || get(p, "steal.max_interval_ns", &s->max_iv_ns) ||
-	    get(p, "steal.interval_ns", &s->interval_ns) || get(p, "steal.cpus", &s->ncpus) ||
-	    get(p, "steal.boot_ns", &s->boot_ns))
+	if (profile__meta_u64(p, "steal.tick_ns", &s->tick_ns) ||
+	    profile__meta_u64(p, "steal.total_ns", &s->total_ns) ||
+	    profile__meta_u64(p, "steal.cpu_time_ns", &s->cpu_time_ns) ||
+	    profile__meta_u64(p, "steal.max_interval_ns", &s->max_iv_ns) ||
+	    profile__meta_u64(p, "steal.interval_ns", &s->interval_ns) ||
+	    profile__meta_u64(p, "steal.cpus", &s->ncpus) ||
+	    profile__meta_u64(p, "steal.boot_ns", &s->boot_ns))
 		return;
-	if (!get(p, "steal.max_interval_cpu", &cpu) && cpu < 1U << 20)
+	if (!profile__meta_u64(p, "steal.max_interval_cpu", &cpu) && cpu < 1U << 20)
 		s->max_iv_cpu = cpu;
 	s->per_cpu = profile__meta_or(p, "steal.per_cpu", "");
 	s->recorded = true;

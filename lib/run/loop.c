@@ -128,6 +128,7 @@ static void write_bucket(struct session *s)
 	 */
 	trim_full_maps(s);
 	session_sample_steal(s, start);
+	session_ledger_sample(s);
 	session_write_rows(s, &snap, now_ns());
 	/* Gone before this drain and not in the profile: nothing can refer to them now. */
 	maps_cache__purge(&s->maps, start);

@@ -212,6 +212,7 @@ void session__finish(struct session *s)
 	int err;
 	uint32_t flags;
 
+	session_ledger_stop(s);
 	s->wl_ended = workload__finish(&s->wl);
 	t = now_ns();
 	session_sample_steal(s, t);	/* the recording's end: what comes next is lockstat's own */
@@ -231,6 +232,8 @@ void session__finish(struct session *s)
 		session_write_lock_names(s);
 	if (!s->write_err)
 		session_write_steal(s);
+	if (!s->write_err)
+		session_write_cost(s);
 	flags = s->signals ? END_F_INTERRUPTED : END_F_CLEAN;
 	if (!s->write_err)
 		session_note_write(s, pwriter__end(s->w, t - s->t0, workload__exit_code(&s->wl), flags));
@@ -282,6 +285,7 @@ int session__begin_profile(struct session *s)
 	maps_cache__free(&s->maps);
 	maps_cache__init(&s->maps, 1024);
 	s->t0 = s->last_t;
+	s->ledger.off = true;
 	note_lost_base(s);
 	if (s->steal.on)
 		steal_tracker__restart(&s->steal.tracker);
@@ -393,6 +397,7 @@ int session__start(struct session *s)
 	/* Under its final name from here on: a SIGKILL leaves it readable. */
 	if (publish_output(s))
 		goto err_kill;
+	session_ledger_start(s);
 	return 0;
 
 err_kill:

@@ -54,6 +54,21 @@ struct session_self {
 	uint64_t finish_ns;	/* session__finish()'s wall time: CPU-starved, it is long */
 };
 
+/*
+ * The cost ledger's readings (format/cost.h), written near the end of a
+ * record's or top's profile; serve's segments are not given one.
+ */
+struct session_ledger {
+	bool off;		/* not written: serve, or a profile begun after the start */
+	bool started;		/* session__start() went through: the readings below hold */
+	uint64_t startup_ns;	/* own CPU when the workload was released */
+	uint64_t stop_cpu_ns;	/* own CPU at the recording's end */
+	bool wl_ok;		/* the workload's first reading succeeded */
+	bool wl_gone;		/* -p: the process was gone at a later reading */
+	uint64_t wl_first;	/* -p, --cgroup, -a: the CPU time read at the start */
+	uint64_t wl_last;	/* the last reading */
+};
+
 /* What the drains counted, for record's summary. */
 struct session_counts {
 	uint64_t contended;	/* kernel locks' contended acquisitions */
@@ -108,6 +123,7 @@ struct session {
 	uint64_t next_t;	/* when the next bucket is drained */
 	uint64_t stats_turn;	/* when kernel.bpf_stats is turned on or off next; 0: never */
 	struct session_self self;
+	struct session_ledger ledger;
 	struct session_counts counts;
 	struct session_steal steal;
 	int signals;		/* SIGINT/SIGTERM/SIGHUP received */
@@ -140,6 +156,14 @@ void session__finish(struct session *s);
  */
 int session__end_profile(struct session *s);
 int session__begin_profile(struct session *s);
+/*
+ * The cost ledger's figures so far (serve's /metrics): lockstat's own
+ * start-up CPU, and the targets' CPU since the start with its source
+ * (pid, cgroup, system). 0, or -ENODATA where the targets' CPU cannot
+ * be read (a command's is known once it ends).
+ */
+int session__ledger_now(const struct session *s, uint64_t *startup_ns, uint64_t *workload_ns,
+			const char **source);
 /* The steal of every CPU from the start to the last drain: 0, or -ENODATA when not read. */
 int session__steal_ns(struct session *s, uint64_t *ns);
 void session__free(struct session *s);

@@ -22,6 +22,16 @@ void session_write_lock_names(struct session *s);
 /* The writer's and the sampler's callback for a process it meets first. */
 void session_on_new_process(void *ctx, uint32_t tgid);
 
+/* ledger.c */
+/* The workload released: start-up ends, the steady state and the workload's reading begin. */
+void session_ledger_start(struct session *s);
+/* At a drain: -p's process read again, so that one that exits keeps its last figure. */
+void session_ledger_sample(struct session *s);
+/* The recording's end: the steady state ends, the workload's last reading. */
+void session_ledger_stop(struct session *s);
+/* The META chunk cost.*, with the finish's CPU so far. */
+void session_write_cost(struct session *s);
+
 /* loop.c */
 uint64_t session_cpu_ns(void);
 void session_sample_steal(struct session *s, uint64_t now);

@@ -119,7 +119,7 @@ bool workload__reap(struct workload *w)
 
 	if (!w->pid || w->exited)
 		return true;
-	if (waitpid(w->pid, &status, WNOHANG) != w->pid)
+	if (wait4(w->pid, &status, WNOHANG, &w->ru) != w->pid)
 		return false;
 	w->exited = true;
 	w->status = status;
@@ -137,7 +137,7 @@ bool workload__finish(struct workload *w)
 		usleep(10000);
 	if (!w->exited) {
 		kill(w->pid, SIGKILL);
-		waitpid(w->pid, &w->status, 0);
+		wait4(w->pid, &w->status, 0, &w->ru);
 		w->exited = true;
 	}
 	return false;

@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include "record/cgroup.h"
 #include "run/metric.h"
@@ -25,6 +26,7 @@ struct workload {
 	int err_fd;		/* errno of a failed exec, EOF on success */
 	bool exited;
 	int status;		/* from waitpid */
+	struct rusage ru;	/* its CPU, once exited: its own and its waited-for descendants' */
 	int out_fd;		/* its stdout, read for --metric; -1 */
 	bool stdout_failed;	/* passing it on to ours failed */
 };

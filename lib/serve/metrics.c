@@ -473,6 +473,23 @@ static void counter(FILE *f, const char *name, const char *help, uint64_t v)
 	fprintf(f, "%s %" PRIu64 "\n", name, v);
 }
 
+/* The cost ledger's terms that the process_ and probe_ series do not hold already. */
+static void write_ledger(const struct metrics_self *x, FILE *f)
+{
+	if (!x->ledger)
+		return;
+	gauge(f, "lockstat_startup_cpu_seconds",
+	      "lockstat's own CPU time from its start to the probes' start; its steady CPU is process_cpu_seconds_total less it.",
+	      x->startup_cpu_seconds);
+	if (!x->workload_known)
+		return;
+	family(f, "lockstat_workload_cpu_seconds_total", "counter",
+	       "CPU time of what is recorded since the probes' start, by where it is read from (pid, cgroup, system).");
+	fputs("lockstat_workload_cpu_seconds_total{source=\"", f);
+	metrics_escape(f, x->workload_source ? x->workload_source : "");
+	fprintf(f, "\"} %.6f\n", x->workload_cpu_seconds);
+}
+
 static void write_self(const struct metrics *m, const struct metrics_self *x, FILE *f)
 {
 	family(f, "lockstat_build_info", "gauge", "lockstat's version and the running kernel.");
@@ -487,6 +504,7 @@ static void write_self(const struct metrics *m, const struct metrics_self *x, FI
 	counter(f, "lockstat_untracked_contended_total",
 		"Waits of locks beyond the ones ranked in a period, counted in lock=\"other\".", m->untracked);
 	write_self_costs(x, f);
+	write_ledger(x, f);
 	gauge(f, "lockstat_segments", "Segment files in the directory.", x->segments);
 	gauge(f, "lockstat_segments_bytes", "Bytes in the segment files.", x->segment_bytes);
 	counter(f, "lockstat_segments_begun_total", "Segments begun since serve started.", x->segments_written);

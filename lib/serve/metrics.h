@@ -103,6 +103,12 @@ struct metrics_self {
 	const struct metric_lost *lost;
 	size_t nlost;
 	double cpu_seconds;
+	/* The cost ledger's (format/cost.h): not shown where ledger is false. */
+	bool ledger;
+	double startup_cpu_seconds;	/* own CPU up to the probes' start */
+	bool workload_known;
+	double workload_cpu_seconds;	/* the targets' since then */
+	const char *workload_source;	/* pid, cgroup, system */
 	uint64_t rss_bytes;
 	uint64_t vm_bytes;
 	uint64_t open_fds;

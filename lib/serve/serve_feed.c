@@ -134,6 +134,17 @@ static size_t fill_costs(const struct serve *v, struct metric_family_cost *out)
 	return n > 0 ? n : 0;
 }
 
+static void fill_ledger(const struct serve *v, struct metrics_self *x)
+{
+	uint64_t startup = 0, wl = 0;
+	int err = session__ledger_now(&v->s, &startup, &wl, &x->workload_source);
+
+	x->ledger = startup > 0;	/* 0: the session has not started */
+	x->startup_cpu_seconds = startup / 1e9;
+	x->workload_known = !err;
+	x->workload_cpu_seconds = wl / 1e9;
+}
+
 static void fill_self(const struct serve *v, struct metrics_self *x, struct metric_lost *lost,
 		      struct metric_family_cost *costs, const char *kernel)
 {
@@ -143,6 +154,7 @@ static void fill_self(const struct serve *v, struct metrics_self *x, struct metr
 	x->ncosts = fill_costs(v, costs);
 	x->costs_measured_ns = collector__stats_ns(v->s.col, now_ns());
 	x->cpu_seconds = cpu_seconds();
+	fill_ledger(v, x);
 	x->vm_bytes = statm_bytes(0);
 	x->rss_bytes = statm_bytes(1);
 	x->open_fds = open_fds();

@@ -87,6 +87,12 @@ curl -sf "$URL/metrics" >before.metrics
 sleep 3
 curl -sf "$URL/metrics" >after.metrics
 grew=$(awk -v a="$(metric "$fl" before.metrics)" -v b="$(metric "$fl" after.metrics)" 'BEGIN { print (b + 0 > a + 0) }')
+# The cost ledger's terms: the machine's CPU grew by fdstorm's at least in part, start-up > 0.
+wl='lockstat_workload_cpu_seconds_total{source="system"}'
+check "the workload's CPU (the machine's) grew under fdstorm ($(metric "$wl" before.metrics) s, then $(metric "$wl" after.metrics) s)" \
+	awk -v a="$(metric "$wl" before.metrics)" -v b="$(metric "$wl" after.metrics)" 'BEGIN { exit !(a != "" && b - a >= 0.5) }'
+check "lockstat's start-up CPU is > 0 ($(metric lockstat_startup_cpu_seconds after.metrics) s)" \
+	awk -v a="$(metric lockstat_startup_cpu_seconds after.metrics)" 'BEGIN { exit !(a > 0) }'
 # A loaded machine delays Prometheus' scrapes during the storm: ask over
 # 30 s, until the series has two samples (at most 20 s).
 q='rate(lockstat_lock_wait_seconds_total{lock="files_struct.file_lock"}[30s])'
