@@ -203,14 +203,9 @@ static __u64 take_task_stack(struct task_struct *task)
  */
 static void fill_key(void *ctx, struct cont_key *k, __u64 addr, __u32 flags, __u64 now)
 {
-	struct stack_sampler *s = this_sampler();
-	bool drawn = false;
-	__u32 shift = 0;
-
-	if (s) {
-		s->last_ns = now;
-		drawn = sample_draw(s, addr, &shift);
-	}
+	int draw = sampler_draw(addr, now);
+	bool drawn = draw >= 0 && (draw & LS_DRAWN);
+	__u32 shift = draw >= 0 ? draw & ~LS_DRAWN : 0;
 
 	/* A wait without a stack keeps its shift too: its chance to have had one. */
 	k->lock_addr = addr;
