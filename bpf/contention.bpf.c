@@ -154,12 +154,21 @@ static __u64 hash_stack(const struct cont_stack *st)
  * Stacks are keyed by their own hash, not by a stack map's bucket: two
  * callers whose stacks share a bucket both keep theirs (a stack map
  * without BPF_F_REUSE_STACKID drops the second, with it the first).
+ * n: what bpf_get_stack() returned for the CPU's stack_scratch.
+ *
+ * A global function: the verifier goes through the frames' loop once,
+ * on its own, not once for each state of contention_end that reaches
+ * it (start-up's CPU, contrib/bench/startup).
  */
-static __u64 keep_stack(struct cont_stack *st, long n)
+__noinline __u64 keep_stack(long n)
 {
+	__u32 zero = 0;
+	struct cont_stack *st = bpf_map_lookup_elem(&stack_scratch, &zero);
 	long err;
 	__u64 h;
 
+	if (!st)
+		return LS_STACK_ERR;
 	if (n <= 0) {
 		count_lost(&lost.stack_error);
 		return LS_STACK_ERR;
@@ -183,7 +192,7 @@ static __u64 take_stack(void *ctx)
 
 	if (!st)
 		return LS_STACK_ERR;
-	return keep_stack(st, bpf_get_stack(ctx, st->ip, sizeof(st->ip), 0));
+	return keep_stack(bpf_get_stack(ctx, st->ip, sizeof(st->ip), 0));
 }
 
 /* A sleeping task's stack, for a wait still in progress at the stop. */
@@ -194,7 +203,7 @@ static __u64 take_task_stack(struct task_struct *task)
 
 	if (!st)
 		return LS_STACK_ERR;
-	return keep_stack(st, bpf_get_task_stack(task, st->ip, sizeof(st->ip), 0));
+	return keep_stack(bpf_get_task_stack(task, st->ip, sizeof(st->ip), 0));
 }
 
 /*
@@ -556,6 +565,17 @@ static struct cont_val *row_of(const struct cont_key *key, __u32 *bits)
 	return v;
 }
 
+/*
+ * A wait's histogram slot. A global function: inlined, its branches made
+ * as many states of the rest of contention_end as the verifier had to go
+ * through (it is an array index, so every one is kept apart), twice, in
+ * account() and thin_shift(): most of what was left of its verification.
+ */
+__noinline __u32 hist_slot(__u64 ns)
+{
+	return log2_slot(ns, LS_HIST_SLOTS);
+}
+
 static void account(const struct cont_key *key, __u64 delta)
 {
 	__u32 slot, bits;
@@ -570,7 +590,7 @@ static void account(const struct cont_key *key, __u64 delta)
 	v->total_ns += delta;
 	if (delta > v->max_ns)
 		v->max_ns = delta;
-	slot = log2_slot(delta, LS_HIST_SLOTS);
+	slot = hist_slot(delta);
 	barrier_var(slot);
 	if (slot < LS_HIST_SLOTS)
 		v->hist[slot]++;
@@ -618,7 +638,7 @@ struct {
 /* k for a sampled wait of that length: shift + k = max(shift, thin_slot - slot), within LS_MAX_SHIFT. */
 static __u32 thin_shift(__u64 wait, __u32 shift)
 {
-	__u32 slot = log2_slot(wait, LS_HIST_SLOTS), want;
+	__u32 slot = hist_slot(wait), want;
 
 	if (!thin_slot || slot + shift >= thin_slot)
 		return 0;

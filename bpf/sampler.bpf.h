@@ -74,7 +74,12 @@ static __u32 slot_of(__u64 addr)
 	return (__u32)((addr * 0x9e3779b97f4a7c15ULL) >> 56) & (LS_SAMPLER_SLOTS - 1);
 }
 
-static __u32 shift_of(__u64 q)
+/*
+ * A global function: the verifier checks its branches once, not again in
+ * every pass it makes over next_slot(), the bpf_loop callback (that took
+ * most of the rest of contention_begin's verification).
+ */
+__noinline __u32 shift_of(__u64 q)
 {
 	__u32 shift = q > 1 ? log2_slot(q - 1, 64) + 1 : 0;
 
