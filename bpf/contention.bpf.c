@@ -109,8 +109,13 @@ static __always_inline void count_lost(__u64 *counter)
  * Direct loads through the BTF-typed current task (no helper call per
  * field); the pointers are only compared, never dereferenced further.
  * A kernel thread has no mm or files: NULL plus an offset matches no lock.
+ *
+ * A global function, verified once: the kernel checks each load through
+ * a trusted pointer with a search of its BTF by name, and inlined, these
+ * three were checked again for every state of contention_begin that
+ * reached them (11 of its 16 ms of verification).
  */
-static __u32 classify_lock(__u64 addr, __u32 flags)
+__noinline __u32 classify_lock(__u64 addr, __u32 flags)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 
@@ -154,12 +159,21 @@ static __u64 hash_stack(const struct cont_stack *st)
  * Stacks are keyed by their own hash, not by a stack map's bucket: two
  * callers whose stacks share a bucket both keep theirs (a stack map
  * without BPF_F_REUSE_STACKID drops the second, with it the first).
+ * n: what bpf_get_stack() returned for the CPU's stack_scratch.
+ *
+ * A global function: the verifier goes through the frames' loop once,
+ * on its own, not once for each state of contention_end that reaches
+ * it (start-up's CPU, contrib/bench/startup).
  */
-static __u64 keep_stack(struct cont_stack *st, long n)
+__noinline __u64 keep_stack(long n)
 {
+	__u32 zero = 0;
+	struct cont_stack *st = bpf_map_lookup_elem(&stack_scratch, &zero);
 	long err;
 	__u64 h;
 
+	if (!st)
+		return LS_STACK_ERR;
 	if (n <= 0) {
 		count_lost(&lost.stack_error);
 		return LS_STACK_ERR;
@@ -183,7 +197,7 @@ static __u64 take_stack(void *ctx)
 
 	if (!st)
 		return LS_STACK_ERR;
-	return keep_stack(st, bpf_get_stack(ctx, st->ip, sizeof(st->ip), 0));
+	return keep_stack(bpf_get_stack(ctx, st->ip, sizeof(st->ip), 0));
 }
 
 /* A sleeping task's stack, for a wait still in progress at the stop. */
@@ -194,7 +208,7 @@ static __u64 take_task_stack(struct task_struct *task)
 
 	if (!st)
 		return LS_STACK_ERR;
-	return keep_stack(st, bpf_get_task_stack(task, st->ip, sizeof(st->ip), 0));
+	return keep_stack(bpf_get_task_stack(task, st->ip, sizeof(st->ip), 0));
 }
 
 /*
@@ -203,14 +217,9 @@ static __u64 take_task_stack(struct task_struct *task)
  */
 static void fill_key(void *ctx, struct cont_key *k, __u64 addr, __u32 flags, __u64 now)
 {
-	struct stack_sampler *s = this_sampler();
-	bool drawn = false;
-	__u32 shift = 0;
-
-	if (s) {
-		s->last_ns = now;
-		drawn = sample_draw(s, addr, &shift);
-	}
+	int draw = sampler_draw(addr, now);
+	bool drawn = draw >= 0 && (draw & LS_DRAWN);
+	__u32 shift = draw >= 0 ? draw & ~LS_DRAWN : 0;
 
 	/* A wait without a stack keeps its shift too: its chance to have had one. */
 	k->lock_addr = addr;
@@ -561,6 +570,17 @@ static struct cont_val *row_of(const struct cont_key *key, __u32 *bits)
 	return v;
 }
 
+/*
+ * A wait's histogram slot. A global function: inlined, its branches made
+ * as many states of the rest of contention_end as the verifier had to go
+ * through (it is an array index, so every one is kept apart), twice, in
+ * account() and thin_shift(): most of what was left of its verification.
+ */
+__noinline __u32 hist_slot(__u64 ns)
+{
+	return log2_slot(ns, LS_HIST_SLOTS);
+}
+
 static void account(const struct cont_key *key, __u64 delta)
 {
 	__u32 slot, bits;
@@ -575,7 +595,7 @@ static void account(const struct cont_key *key, __u64 delta)
 	v->total_ns += delta;
 	if (delta > v->max_ns)
 		v->max_ns = delta;
-	slot = log2_slot(delta, LS_HIST_SLOTS);
+	slot = hist_slot(delta);
 	barrier_var(slot);
 	if (slot < LS_HIST_SLOTS)
 		v->hist[slot]++;
@@ -623,7 +643,7 @@ struct {
 /* k for a sampled wait of that length: shift + k = max(shift, thin_slot - slot), within LS_MAX_SHIFT. */
 static __u32 thin_shift(__u64 wait, __u32 shift)
 {
-	__u32 slot = log2_slot(wait, LS_HIST_SLOTS), want;
+	__u32 slot = hist_slot(wait), want;
 
 	if (!thin_slot || slot + shift >= thin_slot)
 		return 0;

@@ -158,13 +158,13 @@ static __always_inline void end_downgraded(struct pending_key pk, __u64 now)
  */
 static __always_inline bool take_stack(void *ctx, struct mmap_key *row, __u64 now)
 {
-	struct stack_sampler *s = this_sampler();
-	int shift = 0;
-
-	if (s) {
-		s->last_ns = now;
-		shift = sample_shift(s, row->lock_addr);
-	}
+	/*
+	 * Read back from the map: the verifier knows the register as a
+	 * pointer into the mm, and a global function takes only numbers.
+	 */
+	int draw = sampler_draw(*(volatile __u64 *)&row->lock_addr, now);
+	/* No sampler (cannot happen): every acquisition its stack, as with p = 1. */
+	int shift = draw < 0 ? 0 : (draw & LS_DRAWN) ? draw & ~LS_DRAWN : -1;
 	__builtin_memset(row->frames, 0, sizeof(row->frames));
 	row->shift = shift >= 0 ? shift : LS_MMAP_UNSAMPLED;
 	if (shift < 0)

@@ -214,7 +214,12 @@ int find_rq_locks(void *ctx)
 	return 0;
 }
 
-static bool is_zone_lock(__u64 addr)
+/*
+ * Global functions, this one and read_cache(): the verifier checks each
+ * once, not once for each of the LS_NAMES_BATCH turns of its caller's
+ * loop (10 ms of record's start-up).
+ */
+__noinline int is_zone_lock(__u64 addr)
 {
 	__u64 zone = addr - bpf_core_field_offset(struct zone___names, lock);
 	__u64 size = bpf_core_type_size(struct zone___names);
@@ -280,9 +285,15 @@ int find_zones(void *ctx)
 	return 0;
 }
 
-static void read_cache(struct ls_cache *c)
+__noinline int read_cache(__u32 i)
 {
-	struct kmem_cache___names *s = (struct kmem_cache___names *)c->cache;
+	struct ls_cache *c;
+	struct kmem_cache___names *s;
+
+	if (i >= LS_NAMES_BATCH)
+		return 0;
+	c = &caches[i];
+	s = (struct kmem_cache___names *)c->cache;
 
 	c->size = BPF_CORE_READ(s, size);
 	c->object_size = BPF_CORE_READ(s, object_size);
@@ -292,6 +303,7 @@ static void read_cache(struct ls_cache *c)
 	c->refcount = BPF_CORE_READ(s, refcount);
 	if (bpf_probe_read_kernel_str(c->name, sizeof(c->name), BPF_CORE_READ(s, name)) < 0)
 		c->name[0] = '\0';
+	return 0;
 }
 
 SEC("raw_tp/bpf_test_finish")
@@ -300,7 +312,7 @@ int read_caches(void *ctx)
 	__u32 i;
 
 	for (i = 0; i < LS_NAMES_BATCH && i < ncaches; i++)
-		read_cache(&caches[i]);
+		read_cache(i);
 	return 0;
 }
 

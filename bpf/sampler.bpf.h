@@ -10,7 +10,7 @@
  * --stack-rate is one budget per CPU for all their stacks, and sets the
  * same three constants in each.
  *
- * The caller sets s->last_ns to the event's clock before sample_shift().
+ * sampler_draw() sets s->last_ns to the event's clock before the draw.
  */
 #include "sampler.h"
 #include "format/consts.h"
@@ -73,7 +73,12 @@ static __u32 slot_of(__u64 addr)
 	return (__u32)((addr * 0x9e3779b97f4a7c15ULL) >> 56) & (LS_SAMPLER_SLOTS - 1);
 }
 
-static __u32 shift_of(__u64 q)
+/*
+ * A global function: the verifier checks its branches once, not again in
+ * every pass it makes over next_slot(), the bpf_loop callback (that took
+ * most of the rest of contention_begin's verification).
+ */
+__noinline __u32 shift_of(__u64 q)
 {
 	__u32 shift = q > 1 ? log2_slot(q - 1, 64) + 1 : 0;
 
@@ -218,12 +223,31 @@ static __attribute__((unused)) void return_token(struct stack_sampler *s)
 		s->tokens += TOKEN;
 }
 
-/* The shift this event is sampled with, or -1: no stack. */
-static __attribute__((unused)) int sample_shift(struct stack_sampler *s, __u64 addr)
-{
-	__u32 shift;
+#define LS_DRAWN	0x100	/* sampler_draw(): the event takes a stack */
 
-	return sample_draw(s, addr, &shift) ? (int)shift : -1;
+/*
+ * The draw for an event of lock addr at now (the sampler's clock):
+ * its shift, with LS_DRAWN when it takes a stack; < 0 when the CPU's
+ * sampler cannot be had.
+ *
+ * A global function: the verifier checks it once, on its own, and the
+ * caller sees one unknown number back. Inlined, each of the draw's
+ * outcomes (its shift's range, the window refilled or not) went on as a
+ * state of its own through all the rest of its program: contention_begin
+ * and mmap_lock's acquire_returned each took 280 ms of verification,
+ * most of record's start-up.
+ */
+__noinline int sampler_draw(__u64 addr, __u64 now)
+{
+	struct stack_sampler *s = this_sampler();
+	__u32 shift;
+	bool drawn;
+
+	if (!s)
+		return -1;
+	s->last_ns = now;
+	drawn = sample_draw(s, addr, &shift);
+	return shift | (drawn ? LS_DRAWN : 0);
 }
 
 #endif

@@ -24,7 +24,7 @@ struct sampler_slot {
 	__u32 __pad;
 };
 
-/* Per-CPU state of the stack sampler (see sample_shift). */
+/* Per-CPU state of the stack sampler (see sampler_draw). */
 struct stack_sampler {
 	__u64 window_start_ns;
 	__u64 last_ns;		/* the clock of the latest wait begun on this CPU */

@@ -114,9 +114,10 @@ static void probe_tracepoint(struct features *f, enum feature feat, const char *
 		set(&f->r[feat], false, "no %s tracepoint in this kernel", event);
 }
 
-static void probe_btf(struct features *f, struct btf **btf)
+/* The kept BTF (vmlinux_btf()): the families parse it again otherwise. */
+static void probe_btf(struct features *f, const struct btf **btf)
 {
-	*btf = btf__load_vmlinux_btf();
+	*btf = vmlinux_btf();
 	if (!*btf) {
 		set(&f->r[FEAT_BTF], false, "no kernel BTF (%s): needs CONFIG_DEBUG_INFO_BTF",
 		    strerror(errno));
@@ -248,7 +249,23 @@ static void probe_uprobe(struct features *f)
 
 void features_probe(struct features *f)
 {
-	struct btf *btf = NULL;
+	features_probe_some(f, true);
+}
+
+/*
+ * Whether fentry and kprobes work is only known by loading a program of
+ * each (a verification, and libbpf parsing the kernel's BTF once more):
+ * done only for a caller that may use them.
+ */
+static void skip_program_probes(struct features *f)
+{
+	set(&f->r[FEAT_FENTRY], false, "%s", "not probed: no family asked for needs it");
+	set(&f->r[FEAT_KPROBE], false, "%s", "not probed: no family asked for needs it");
+}
+
+void features_probe_some(struct features *f, bool programs)
+{
+	const struct btf *btf = NULL;
 	int err;
 
 	memset(f, 0, sizeof(*f));
@@ -265,11 +282,14 @@ void features_probe(struct features *f)
 	probe_tracepoint(f, FEAT_TP_FILEMAP, "filemap/mm_filemap_add_to_page_cache");
 	probe_tracepoint(f, FEAT_TP_READAHEAD, "readahead/page_cache_sync_ra");
 	probe_tracepoint(f, FEAT_TP_SYSCALLS, "raw_syscalls/sys_enter");
-	probe_fentry(f, btf);
-	probe_kprobe(f, btf);
+	if (programs) {
+		probe_fentry(f, btf);
+		probe_kprobe(f, btf);
+	} else {
+		skip_program_probes(f);
+	}
 	probe_perf_event(f);
 	probe_uprobe(f);
-	btf__free(btf);
 }
 
 static struct btf *kbtf;

@@ -53,6 +53,8 @@ const char *attach_mode_name(enum attach_mode mode);
 int tracefs_mount(void);
 const char *tracefs_path(void);
 void features_probe(struct features *f);
+/* The same, but fentry and kprobe are probed (by loading a program) only when programs. */
+void features_probe_some(struct features *f, bool programs);
 
 /*
  * Kernel BTF, loaded once and kept: NULL (errno set) when the kernel has

@@ -60,7 +60,8 @@ int session_attach_probes(struct session *s)
 	char why[600] = "";
 	int err;
 
-	features_probe(&s->feat);
+	/* Only fd and hold may attach by fentry or kprobe. */
+	features_probe_some(&s->feat, s->o.families & (FAMILY_FD | FAMILY_HOLD));
 	if (!s->feat.r[FEAT_TP_SCHED].ok && co.filter_targets && !s->o.cgroup)
 		pr_warn("no sched_process_fork tracepoint: processes the workload forks are not followed\n");
 	err = collector__open(&s->col, &co, &s->feat, why, sizeof(why));
