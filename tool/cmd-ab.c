@@ -140,14 +140,29 @@ static int run_all(struct ab *a)
 	return err;
 }
 
+/* "1234567 (sd 2.1 %, 5 runs)"; one run has no sd. */
+static void side_figure(char *buf, size_t len, double mean, double sd, size_t n)
+{
+	char fig[32];
+
+	exp_figure(fig, sizeof(fig), mean);
+	if (n > 1)
+		snprintf(buf, len, "%s (sd %.1f %%, %zu runs)", fig, 100 * sd / fabs(mean), n);
+	else
+		snprintf(buf, len, "%s (1 run)", fig);
+}
+
 static void say_metric(FILE *f, const struct diff_metric *m, double alpha, const char *spec)
 {
+	char b[96], p[96];
+
 	if (!m->name) {
 		fprintf(f, "figure: none (%s)\n", spec ? "no run's output matched --metric" : "no --metric");
 		return;
 	}
-	fprintf(f, "figure %s: base %.6g (sd %.3g, %zu runs), patched %.6g (sd %.3g, %zu runs)\n", m->name,
-		m->base_mean, m->base_sd, m->nb, m->patched_mean, m->patched_sd, m->np);
+	side_figure(b, sizeof(b), m->base_mean, m->base_sd, m->nb);
+	side_figure(p, sizeof(p), m->patched_mean, m->patched_sd, m->np);
+	fprintf(f, "figure %s: base %s, patched %s\n", m->name, b, p);
 	if (isnan(m->p)) {
 		fprintf(f, "  change %+.1f %%, untested: fewer than 2 runs with the figure on a side\n", m->pct);
 		return;

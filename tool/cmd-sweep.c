@@ -440,10 +440,12 @@ static void print_text(FILE *f, const struct sweep *s)
 		const struct point *p = &s->pts[k];
 
 		char half[16] = "-";
+		char fig[32];
 
 		if (!isnan(p->half))
 			snprintf(half, sizeof(half), "%.1f%%", 100 * p->half / p->mean);
-		fprintf(f, "%7lu %14.6g %9s %8.2f %7.2f %9.0f%%\n", p->x, p->mean, half, speedup(s, k), linear(s, k),
+		exp_figure(fig, sizeof(fig), p->mean);
+		fprintf(f, "%7lu %14s %9s %8.2f %7.2f %9.0f%%\n", p->x, fig, half, speedup(s, k), linear(s, k),
 			100 * speedup(s, k) / linear(s, k));
 	}
 	fprintf(f, "\n# the top locks at each point: wait per second (%% of the point's CPUs: %s)\n",

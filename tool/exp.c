@@ -65,6 +65,11 @@ int exp_metric_parse(struct exp_opts *o, const char *spec)
 	return 0;
 }
 
+void exp_figure(char *buf, size_t len, double v)
+{
+	snprintf(buf, len, "%.*f", fabs(v) >= 1000 ? 0 : fabs(v) >= 10 ? 1 : 3, v);
+}
+
 void exp_argv_text(char *buf, size_t len, char *const *argv)
 {
 	size_t n = 0;

@@ -58,6 +58,9 @@ int exp_file_commit(struct exp_file *x);
 /* --metric: checked as record checks it, before any run. 0 or -EINVAL (said). */
 int exp_metric_parse(struct exp_opts *o, const char *spec);
 
+/* A figure for people: 1234567, 12.3, 0.123 (never 1.23457e+06). */
+void exp_figure(char *buf, size_t len, double v);
+
 /* "a b 'c d'": a command line as a shell would read it back, for messages. */
 void exp_argv_text(char *buf, size_t len, char *const *argv);
 
