@@ -569,6 +569,7 @@ static double py(const struct axes *a, double y)
 /* The frame, a tick at every point, 0, half and the top of y, and the labels. */
 static void svg_axes(FILE *f, const struct sweep *s, const struct axes *a, const char *ylabel)
 {
+	char tick[32];
 	size_t k;
 	int i;
 
@@ -577,9 +578,11 @@ static void svg_axes(FILE *f, const struct sweep *s, const struct axes *a, const
 	for (k = 0; k < s->npts; k++)
 		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%lu</text>\n", px(a, s->pts[k].x),
 			a->top + SVG_PANEL_H + 16, s->pts[k].x);
-	for (i = 0; i <= 2; i++)
-		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.3g</text>\n", SVG_LEFT - 4,
-			py(a, a->ymax * i / 2) + 4, a->ymax * i / 2);
+	for (i = 0; i <= 2; i++) {
+		exp_figure(tick, sizeof(tick), a->ymax * i / 2);
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", SVG_LEFT - 4,
+			py(a, a->ymax * i / 2) + 4, tick);
+	}
 	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", (SVG_LEFT + SVG_RIGHT) / 2,
 		a->top + SVG_PANEL_H + 34, s->ladder);
 	fprintf(f, "<text x=\"%d\" y=\"%d\">", SVG_LEFT, a->top - 8);

@@ -13,7 +13,9 @@
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -67,7 +69,7 @@ int exp_metric_parse(struct exp_opts *o, const char *spec)
 
 void exp_figure(char *buf, size_t len, double v)
 {
-	snprintf(buf, len, "%.*f", fabs(v) >= 1000 ? 0 : fabs(v) >= 10 ? 1 : 3, v);
+	snprintf(buf, len, "%.*f", fabs(v) >= 1000 || v == 0 ? 0 : fabs(v) >= 10 ? 1 : 3, v);
 }
 
 void exp_argv_text(char *buf, size_t len, char *const *argv)
@@ -83,13 +85,16 @@ void exp_argv_text(char *buf, size_t len, char *const *argv)
 }
 
 /* The child: its output to the log, then lockstat record. Never returns. */
-static void run_child(char **args, const char *log, const cpu_set_t *pin)
+static void run_child(char **args, const char *log, const cpu_set_t *pin, pid_t parent)
 {
 	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 	int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0 || in < 0 || dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0 ||
 	    dup2(in, STDIN_FILENO) < 0)
+		_exit(126);
+	/* ab or sweep killed: the run stops too (record ends its workload on SIGTERM). */
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) || getppid() != parent)
 		_exit(126);
 	if (pin && sched_setaffinity(0, sizeof(*pin), pin)) {
 		dprintf(STDERR_FILENO, "lockstat: sched_setaffinity: %s\n", strerror(errno));
@@ -161,8 +166,8 @@ int exp_record(const struct exp_opts *o, const char *name, char *const *argv, co
 	       const char *what)
 {
 	char data[PATH_MAX], log[PATH_MAX];
+	pid_t pid, parent = getpid();
 	char **args;
-	pid_t pid;
 	int err;
 
 	snprintf(data, sizeof(data), "%s/%s.data", o->dir, name);
@@ -173,7 +178,7 @@ int exp_record(const struct exp_opts *o, const char *name, char *const *argv, co
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0)
-		run_child(args, log, pin);
+		run_child(args, log, pin, parent);
 	free(args);
 	if (pid < 0) {
 		err = -errno;

@@ -89,4 +89,10 @@ check "ab of a failing command: one error line naming the run and its log, non-z
 check "ab of a failing command: no summary, the runs after it not made" test ! -e fail/summary.txt -a ! -e fail/patched.1.data
 check "sweep of a failing command: non-zero exit, no table" \
 	sh -c "! $LOCKSTAT sweep -q --cpus 1 -r 1 -o swfail --metric '$M' -- false 2>/dev/null && test ! -e swfail/sweep.txt"
+# Killed midway: no summary, and the run it was recording stops with it.
+timeout 3 "$LOCKSTAT" ab -q -r 2 -o killed --base 'sleep 37.5' --patched true 2>/dev/null
+check "ab killed midway: no summary.txt" test ! -e killed/summary.txt
+# The pattern does not match its own command line.
+for i in $(seq 50); do pgrep -f 'sleep 37[.]5' >/dev/null || break; sleep 0.1; done
+check "ab killed midway: its recording and workload stop too" sh -c "! pgrep -f 'sleep 37[.]5' >/dev/null"
 done_testing
