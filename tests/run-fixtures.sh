@@ -162,7 +162,7 @@ docs_ok() {
 	done
 	[ -z "$missing" ] || { echo "undocumented in $page:$missing" >&2; return 1; }
 }
-for c in record report top serve fsck probe export diff; do
+for c in record report top serve fsck probe export diff ab sweep; do
 	check "man page of $c documents every option of its --help" docs_ok "$c"
 done
 

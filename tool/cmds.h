@@ -12,6 +12,8 @@ int cmd_top(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_ab(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 int cmd_fsck(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_version(int argc, char **argv);

@@ -20,6 +20,8 @@ static const struct cmd cmds[] = {
 	{ "serve", cmd_serve, "record for ever: a ring of segment files, Prometheus metrics, pprof endpoints" },
 	{ "export", cmd_export, "write samples or lock waits as folded stacks, pprof, JSON or CSV" },
 	{ "diff", cmd_diff, "compare the profiles of a baseline and a patched kernel, with significance" },
+	{ "ab", cmd_ab, "run a baseline and a patched command N times each, alternated, and diff them" },
+	{ "sweep", cmd_sweep, "run a workload over a ladder of CPUs or threads: scaling, and its locks" },
 	{ "fsck", cmd_fsck, "check a profile file chunk by chunk" },
 	{ "probe", cmd_probe, "show what this kernel offers and which probes lockstat will use" },
 	{ "version", cmd_version, "print the version" },

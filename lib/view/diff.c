@@ -807,6 +807,24 @@ static bool all_positive(const double *v, size_t n)
 	return true;
 }
 
+/*
+ * The change's (1 - alpha) interval, from the same moments and degrees of
+ * freedom as the test: on logs it is a ratio's, back in percent.
+ */
+static void metric_interval(struct diff_metric *m, double x[2][2], double df, bool logs, double alpha)
+{
+	double dm = x[1][0] - x[0][0];
+	double half = stats_t_quantile2(alpha, df) * sqrt(x[0][1] / m->nb + x[1][1] / m->np);
+
+	if (logs) {
+		m->lo = 100 * expm1(dm - half);
+		m->hi = 100 * expm1(dm + half);
+	} else {
+		m->lo = 100 * (dm - half) / fabs(m->base_mean);
+		m->hi = 100 * (dm + half) / fabs(m->base_mean);
+	}
+}
+
 /* Welch on the runs' figures, on logs (a ratio) when every one is positive. */
 static void metric_test(struct diff *d, struct diff_metric *m)
 {
@@ -827,6 +845,7 @@ static void metric_test(struct diff *d, struct diff_metric *m)
 	stats_welch_moments(x[0][0], x[0][1], m->nb, x[1][0], x[1][1], m->np, &w);
 	m->p = w.p;
 	m->significant = m->p <= d->o.alpha;
+	metric_interval(m, x, w.df, logs, d->o.alpha);
 }
 
 static int read_metric(struct diff *d)
@@ -835,7 +854,7 @@ static int read_metric(struct diff *d)
 	double *tmp = d->scratch;
 	size_t i;
 
-	m->p = m->pct = NAN;
+	m->p = m->pct = m->lo = m->hi = NAN;
 	m->v = calloc(nruns(d), sizeof(*m->v));
 	if (!m->v)
 		return -ENOMEM;

@@ -132,6 +132,7 @@ struct diff_metric {
 	double base_mean, base_sd, patched_mean, patched_sd;
 	double pct;		/* 100 * (patched - base) / |base| */
 	double p;		/* Welch (on logs when all values are > 0); NAN: untested */
+	double lo, hi;		/* pct's (1 - alpha) interval, from the same test; NAN: untested */
 	bool significant;
 };
 

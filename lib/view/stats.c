@@ -110,6 +110,28 @@ double stats_t_p2(double t, double df)
 	return stats_betai(df / 2, 0.5, df / (df + t * t));
 }
 
+/*
+ * Bisection on stats_t_p2, which falls as t grows: 200 halvings of
+ * [0, 1e6] are far below a double's precision, and no special function
+ * beyond the one the tests already trust is needed.
+ */
+double stats_t_quantile2(double p2, double df)
+{
+	double lo = 0, hi = 1e6, mid;
+	int i;
+
+	if (!(p2 > 0 && p2 <= 1) || !(df > 0))
+		return NAN;
+	for (i = 0; i < 200; i++) {
+		mid = (lo + hi) / 2;
+		if (stats_t_p2(mid, df) > p2)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
 void stats_welch_moments(double m1, double v1, size_t n1, double m2, double v2, size_t n2,
 			 struct welch *w)
 {

@@ -25,6 +25,12 @@ double stats_betai(double a, double b, double x);
 double stats_t_p2(double t, double df);
 
 /*
+ * The t such that P(|T| >= t) = p2 (0 < p2 <= 1): the half-width of a
+ * two-sided (1 - p2) interval in standard errors. NAN for bad input.
+ */
+double stats_t_quantile2(double p2, double df);
+
+/*
  * Welch's unequal-variance t-test from the two sides' means, variances
  * and sizes (n >= 2 each): t, the Welch-Satterthwaite degrees of freedom
  * and the two-sided p. Both variances 0: p is 1 when the means are equal,

@@ -552,12 +552,18 @@ static void test_metric(void **state)
 	near(b.d.metric.pct, 100 * ((253083 + 251000 + 255100) / 3.0 / ((191986 + 190500 + 193400) / 3.0) - 1), 1e-9);
 	assert_true(b.d.metric.significant);
 	assert_true(b.d.metric.p < 0.001);
+	/* The interval holds the change, and leaves 0 out as the test does. */
+	assert_true(b.d.metric.lo > 0 && b.d.metric.lo < b.d.metric.pct && b.d.metric.pct < b.d.metric.hi);
+	/* On logs: a ratio's interval, symmetric around the ratio of the geometric means. */
+	near(log1p(b.d.metric.hi / 100) + log1p(b.d.metric.lo / 100),
+	     2 * (log(253083.0 * 251000 * 255100) - log(191986.0 * 190500 * 193400)) / 3, 1e-9);
 	finish(&b, true);
 
 	/* One run a side: the change, and no test. */
 	assert_int_equal(compare(&b, runs + 2, 1, 1, &o), 0);
 	near(b.d.metric.pct, 100.0 * (253083 - 193400) / 193400, 1e-9);
 	assert_true(isnan(b.d.metric.p));
+	assert_true(isnan(b.d.metric.lo) && isnan(b.d.metric.hi));
 	assert_false(b.d.metric.significant);
 	finish(&b, true);
 }

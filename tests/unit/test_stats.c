@@ -52,6 +52,11 @@ static void test_t(void **state)
 	near(stats_t_p2(50, 30), 1.8715417659222712596e-30, 1e-9);
 	assert_true(stats_t_p2(0, 5) == 1);
 	assert_true(stats_t_p2(INFINITY, 5) == 0);
+	/* The quantiles of a 95 % interval (R: qt(0.975, df)). */
+	near(stats_t_quantile2(0.05, 10), 2.2281388519649385, 1e-9);
+	near(stats_t_quantile2(0.05, 4), 2.7764451051977987, 1e-9);
+	near(stats_t_quantile2(0.05, 1), 12.706204736174707, 1e-8);
+	assert_true(isnan(stats_t_quantile2(0, 4)));
 }
 
 static void test_welch(void **state)
