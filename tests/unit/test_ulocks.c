@@ -263,37 +263,15 @@ static int pt_write_profile(int fd)
 		{ PT_SHARED, 101, ULK_FUTEX, tptr(&pt_xlog[1]), tptr(""), tptr("postgres"), 4, 40, 10, 10, 1010, 1010, 0 },
 		{ PT_MUTEX, 100, ULK_MUTEX, tptr(&pt_mutex), tptr("xlog_mutex"), tptr("postgres"), 1, 9, 9, 9, 1000, 1000, 0 },
 	};
-	struct pwriter_opts o = { .fd = fd, .resolve_user = pt_resolve, .created_ns = 1 };
-	struct pwriter *w = NULL;
-	int err = pwriter__new(&w, &o);
+	const struct fxu_table t = { &pt_schema, &rows[0][0], 6 };
 
-	if (!err)
-		err = fxu_put(w, &pt_schema, &rows[0][0], 6);
-	if (!err)
-		err = pwriter__usyms(w);
-	if (!err)
-		err = pwriter__end(w, 1000000000, 0, END_F_CLEAN);
-	pwriter__free(w);
-	return err;
+	return fxu_write(fd, pt_resolve, &t, 1);
 }
 
 static int setup_per_thread(void **state)
 {
-	struct profile *p = NULL;
-	char path[64], msg[256] = "";
-	int fd = fx_tmpfile(path), err;
-
-	if (fd < 0)
-		return -1;
-	err = pt_write_profile(fd);
-	close(fd);
-	if (!err)
-		err = profile__read(path, &p, msg, sizeof(msg));
-	unlink(path);
-	if (err)
-		fprintf(stderr, "per-thread profile: %s\n", msg[0] ? msg : strerror(-err));
-	*state = p;
-	return err ? -1 : 0;
+	*state = fxu_profile_of(pt_write_profile);
+	return *state ? 0 : -1;
 }
 
 static const struct lock_part *find_caller(const struct lock_view *v, const struct lock_entry *e, const char *name)
