@@ -470,7 +470,7 @@ int lv_add_user_locks(struct lock_view *v, struct htab *index, const struct lock
 	htab_init(&u.waiters, sizeof(uint64_t), sizeof(struct uwaiters));
 	err = heap_names(v, &u.heap);
 	if (!err)
-		err = index_waiters(v->p, &u.waiters);
+		err = index_waiters(v->names_from, &u.waiters);
 	if (!err)
 		err = add_utable(v, index, &u, TBL_ULOCKS, add_user_wait, f);
 	if (!err && !f->waits_only)

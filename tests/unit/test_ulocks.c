@@ -331,6 +331,26 @@ static void test_per_thread_sites(void **state)
 	assert_string_equal(name, "[per-thread]@?");
 }
 
+/*
+ * top's interval is grouped as the whole run says: here a run without
+ * the waiter columns, so that none of the interval's words is one thread's.
+ */
+static void test_per_thread_named(void **state)
+{
+	const struct lock_filter f = { .pid = -1, .type = "u:site" };
+	struct profile *run = fxu_profile();
+	struct lock_view v;
+
+	assert_non_null(run);
+	assert_int_equal(lock_view__build_named(&v, *state, run, &f), 0);
+	assert_int_equal(v.nlocks, 0);
+	lock_view__free(&v);
+	assert_int_equal(lock_view__build_named(&v, *state, *state, &f), 0);
+	assert_int_equal(v.nlocks, 1);
+	lock_view__free(&v);
+	profile__free(run);
+}
+
 /* A profile without the waiter columns (recorded before them): nothing is known per-thread. */
 static void test_per_thread_unknown(void **state)
 {
@@ -352,6 +372,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_view_filters, setup_profile, teardown_profile),
 		cmocka_unit_test_setup_teardown(test_per_thread_sites, setup_per_thread, teardown_profile),
 		cmocka_unit_test_setup_teardown(test_per_thread_unknown, setup_profile, teardown_profile),
+		cmocka_unit_test_setup_teardown(test_per_thread_named, setup_per_thread, teardown_profile),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
