@@ -57,12 +57,13 @@ static const char *user_function(const struct profile *p, uint32_t tgid, uint64_
 /*
  * A wait primitive's wrapper in the program itself: a function whose name
  * says it waits on a semaphore or a futex (PostgreSQL's PGSemaphoreLock,
- * a thread pool's futex_wait). The frame above it is where the program
- * waits.
+ * a thread pool's futex_wait), or the C library's syscall() linked into a
+ * static binary (Rust's thread parking). The frame above it is where the
+ * program waits.
  */
 static bool user_wait_wrapper(const char *func)
 {
-	return func && (strcasestr(func, "sema") || strcasestr(func, "futex"));
+	return func && (strcasestr(func, "sema") || strcasestr(func, "futex") || !strcmp(func, "syscall"));
 }
 
 /* A frame as a caller: its function, or "[unknown] module". */
