@@ -400,7 +400,10 @@ static __always_inline struct ulock_thread *thread_of(__u32 tid, struct scratch 
 		return t;
 	if (bpf_map_update_elem(&threads, &tid, &s->zero_thread, BPF_NOEXIST))
 		count_lost(threads_full);
-	return bpf_map_lookup_elem(&threads, &tid);
+	t = bpf_map_lookup_elem(&threads, &tid);
+	if (t)
+		t->tid = tid;
+	return t;
 }
 
 /*
@@ -434,6 +437,10 @@ static __always_inline void close_contention_in(struct ulock_thread *t, __u32 tg
 	__sync_fetch_and_add(&v->total_ns, d);
 	if (d > v->max_ns)
 		v->max_ns = d;
+	if (!v->waiter_min || t->tid < v->waiter_min)
+		v->waiter_min = t->tid;
+	if (t->tid > v->waiter_max)
+		v->waiter_max = t->tid;
 	slot = log2_slot(d, LS_ULOCK_HIST_SLOTS);
 	barrier_var(slot);
 	if (slot < LS_ULOCK_HIST_SLOTS)

@@ -37,7 +37,7 @@ struct ulock_thread {
 	__u64 wake_frames_at[4];
 	__u64 in_lock;		/* uprobes: the lock of its last lock call, 0 after unlock */
 	__u32 in_lock_kind;
-	__u32 __pad;
+	__u32 tid;		/* its key: the waiter of the wait rows it closes */
 	__u64 cond_mutex;	/* uprobes: the mutex its last condition wait let go, 0: unknown */
 };
 
@@ -55,6 +55,13 @@ struct ulock_wait {
 	__u64 total_ns;
 	__u64 min_ns;
 	__u64 max_ns;
+	/*
+	 * The lowest and highest TID that waited: equal over every row of
+	 * a word, one thread waited on it (a per-thread semaphore or event,
+	 * which the locks view groups by its wait site).
+	 */
+	__u32 waiter_min;
+	__u32 waiter_max;
 	__u32 hist[LS_ULOCK_HIST_SLOTS];
 };
 

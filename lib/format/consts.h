@@ -85,7 +85,12 @@ enum lock_class {
 #define ULK_SPIN	5	/* uprobes only: spins in user space, never sleeps */
 #define ULK_COND	6	/* FUTEX_WAIT_BITSET on a pthread_cond_t's __g_signals */
 #define ULK_FUTEX	7	/* any other futex wait: semaphores, joins, barriers, rwlocks */
-#define ULK__COUNT	8
+/*
+ * Never recorded: the locks view's rows of waits on words that one thread
+ * alone waited on (per-thread semaphores, events), grouped by wait site.
+ */
+#define ULK_SITE	8
+#define ULK__COUNT	9
 
 /*
  * The log2 histogram slot of a duration in ns, for the BPF families that

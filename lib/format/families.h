@@ -160,6 +160,7 @@ const char *family_names_or(unsigned int flags, char *buf, size_t len);
 	C(T, CONTENDED, contended, SUM) C(T, WAIT_NS, wait_ns, SUM)			\
 	C(T, WAIT_MIN_NS, wait_min_ns, MIN, "wait_ns", "hist_0", LS_HIST_SLOTS)		\
 	C(T, WAIT_MAX_NS, wait_max_ns, MAX, "wait_ns", "hist_0", LS_HIST_SLOTS)		\
+	C(T, WAITER_MIN, waiter_min, MIN) C(T, WAITER_MAX, waiter_max, MAX)		\
 	ULOCK_HIST10(C, T, ) ULOCK_HIST10(C, T, 1) ULOCK_HIST10(C, T, 2) ULOCK_HIST10(C, T, 3)
 #define ULOCKS_WAKERS_COLS(C, T)							\
 	ULOCK_KEY_COLS(C, T)								\

@@ -63,6 +63,11 @@ void lock_name_user_heap(uint64_t addr, const char *caller, char *buf, size_t le
 	snprintf(buf, len, "0x%" PRIx64 "@%s", addr, caller ? caller : "?");
 }
 
+void lock_name_per_thread(const char *site, char *buf, size_t len)
+{
+	snprintf(buf, len, LOCK_NAME_PER_THREAD "@%s", site ? site : "?");
+}
+
 size_t lock_name_anon_len(const char *name)
 {
 	size_t hex;

@@ -33,7 +33,9 @@
  * "[anon]@function" (diff.c).
  *
  * A user lock is its variable's name, else "0xADDR@caller" of its busiest
- * caller, "0xADDR@?" without one.
+ * caller, "0xADDR@?" without one. Waits on futex words that one thread
+ * alone waited on (per-thread semaphores and events: no lock) are one
+ * row per wait site, "[per-thread]@site" (view_locks_user.c).
  */
 
 /* A lock on a task's stack, as the recording finds it: "[stack]@function" once named. */
@@ -75,6 +77,9 @@ bool lock_name_per_address(enum lock_name_step step);
 void lock_name_by_caller(const char *what, const char *caller, char *buf, size_t len);
 /* An anonymous lock: "0xADDR@function" of caller as above, or "0xADDR". */
 void lock_name_anon(uint64_t addr, const char *caller, char *buf, size_t len);
+/* Per-thread waits grouped by their wait site: "[per-thread]@site" ("[per-thread]@?" for NULL). */
+#define LOCK_NAME_PER_THREAD	"[per-thread]"
+void lock_name_per_thread(const char *site, char *buf, size_t len);
 /* A user lock on the heap: "0xADDR@caller", the whole caller; "0xADDR@?" for NULL. */
 void lock_name_user_heap(uint64_t addr, const char *caller, char *buf, size_t len);
 /*

@@ -9,6 +9,7 @@ static const char *user_type_name(uint32_t kind)
 		[ULK_MUTEX] = "u:mutex", [ULK_MUTEX_PI] = "u:mutex-pi",
 		[ULK_RWLOCK_R] = "u:rwlock:R", [ULK_RWLOCK_W] = "u:rwlock:W",
 		[ULK_SPIN] = "u:spinlock", [ULK_COND] = "u:cond", [ULK_FUTEX] = "u:futex",
+		[ULK_SITE] = "u:site",
 	};
 
 	return kind < ULK__COUNT && names[kind] ? names[kind] : "u:unknown";

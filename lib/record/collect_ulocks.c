@@ -28,12 +28,12 @@ _Static_assert(LS_ULOCK_STACK_DEPTH == TUSTACK_DEPTH, "a ulocks stack fits a tab
 _Static_assert(LS_ULOCK_HIST_SLOTS == LS_HIST_SLOTS, "the wait histogram has the locks view's slots");
 _Static_assert(sizeof(struct ulock_key) == 16 + 8 * LS_ULOCK_STACK_DEPTH, "no padding in ulock_key");
 _Static_assert(sizeof(struct uwake_key) == 24 + 8 * LS_ULOCK_STACK_DEPTH, "no padding in uwake_key");
-_Static_assert(sizeof(struct ulock_wait) == 32 + 4 * LS_ULOCK_HIST_SLOTS, "no padding in ulock_wait");
+_Static_assert(sizeof(struct ulock_wait) == 40 + 4 * LS_ULOCK_HIST_SLOTS, "no padding in ulock_wait");
 _Static_assert(sizeof(struct ulock_thread) == 144 + 16 * LS_ULOCK_STACK_DEPTH, "no padding in ulock_thread");
 
 #define DEFAULT_BUDGET	10000	/* uprobe hits per second: 10-20 % of a CPU in a guest */
 #define CALIB_CALLS	500	/* lock/unlock pairs timed with and without the probes */
-#define MAX_VALS	(4 + LS_ULOCK_HIST_SLOTS)
+#define MAX_VALS	(6 + LS_ULOCK_HIST_SLOTS)
 
 /* The key columns, shared by the three row tables (lib/format/families.h). */
 #define NKEY_COLS	ULOCKS__CONTENDED
@@ -98,8 +98,10 @@ static void wait_values(const void *val, uint64_t *out)
 	out[1] = w->total_ns;
 	out[2] = w->count ? w->min_ns : 0;	/* 0: none, for a CPU without waits */
 	out[3] = w->max_ns;
+	out[4] = w->count ? w->waiter_min : 0;
+	out[5] = w->waiter_max;
 	for (i = 0; i < LS_ULOCK_HIST_SLOTS; i++)
-		out[4 + i] = w->hist[i];
+		out[6 + i] = w->hist[i];
 }
 
 static void wake_values(const void *val, uint64_t *out)
@@ -190,7 +192,9 @@ static int open_waits(struct ulocks *u, struct htab *extra)
 		v[2] += d;
 		tsource_merge(&v[3], d, TCOL_MIN);
 		tsource_merge(&v[4], d, TCOL_MAX);
-		v[5 + log2_slot(d, LS_ULOCK_HIST_SLOTS)]++;
+		tsource_merge(&v[5], tid, TCOL_MIN);
+		tsource_merge(&v[6], tid, TCOL_MAX);
+		v[7 + log2_slot(d, LS_ULOCK_HIST_SLOTS)]++;
 	}
 	return 0;
 }

@@ -141,6 +141,11 @@ char *diff_norm_lock(const char *name, char *out, size_t len)
 		snprintf(out, len, "[anon]@%s", diff_norm_func(name + anon + 1, func, sizeof(func)));
 		return out;
 	}
+	if (!strncmp(name, LOCK_NAME_PER_THREAD "@", sizeof(LOCK_NAME_PER_THREAD))) {	/* the site names it */
+		snprintf(out, len, LOCK_NAME_PER_THREAD "@%s",
+			 diff_norm_func(name + sizeof(LOCK_NAME_PER_THREAD), func, sizeof(func)));
+		return out;
+	}
 	off = strstr(name, "+0x");
 	snprintf(sym, sizeof(sym), "%.*s", off && off > name ? (int)(off - name) : (int)strlen(name), name);
 	norm_symbol(sym);

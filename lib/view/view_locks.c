@@ -367,11 +367,12 @@ static int build(struct lock_view *v, const struct profile *p, const struct prof
 	int err;
 
 	build_init(v, p, f, keep_rows);
+	v->names_from = names_from ? names_from : p;
 	htab_init(&index, sizeof(uint64_t), sizeof(size_t));
 	htab_init(&given, sizeof(uint64_t), sizeof(uint32_t));
 	err = lv_index_given_names(p, &given);
 	if (!err)
-		err = lv_name_anon_locks(v, names_from ? names_from : p);
+		err = lv_name_anon_locks(v, v->names_from);
 	if (!err)
 		err = lv_index_estimated(v, &given);
 	if (!err)
@@ -392,6 +393,7 @@ static int build(struct lock_view *v, const struct profile *p, const struct prof
 	htab_free(&v->anon);
 	htab_free(&v->estimated);
 	htab_free(&v->all);
+	v->names_from = NULL;
 	if (err)
 		lock_view__free(v);
 	return err;

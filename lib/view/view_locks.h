@@ -174,6 +174,12 @@ struct lock_view {
 	bool hold_total_estimated;	/* a caller filter made hold_total a sum of estimates */
 	struct htab mmap_locks;	/* while building: addresses the mmap_lock table covers */
 	struct htab anon;	/* while building: anonymous lock address -> name id */
+	/*
+	 * While building: whose waits name the anonymous locks and say which
+	 * futex words one thread alone waited on (top: the whole run's, not
+	 * an interval's).
+	 */
+	const struct profile *names_from;
 	struct htab str_index;	/* string hash -> id + 1 (intern) */
 	bool str_indexed;
 	char **xstrs;		/* names made by the view: ids from p->nstrs on */

@@ -54,7 +54,35 @@ static const char *user_function(const struct profile *p, uint32_t tgid, uint64_
 	return profile__str(p, p->uframes[u->first + u->nframes - 1].function);
 }
 
-const char *user_stack_caller(const struct profile *p, uint32_t tgid, int32_t stack_id, char *buf, size_t len)
+/*
+ * A wait primitive's wrapper in the program itself: a function whose name
+ * says it waits on a semaphore or a futex (PostgreSQL's PGSemaphoreLock,
+ * a thread pool's futex_wait), or the C library's syscall() linked into a
+ * static binary (Rust's thread parking). The frame above it is where the
+ * program waits.
+ */
+static bool user_wait_wrapper(const char *func)
+{
+	return func && (strcasestr(func, "sema") || strcasestr(func, "futex") || !strcmp(func, "syscall"));
+}
+
+/* A frame as a caller: its function, or "[unknown] module". */
+static void user_frame_name(const char *func, const char *module, char *buf, size_t len)
+{
+	if (func)
+		snprintf(buf, len, "%s", func);
+	else
+		snprintf(buf, len, "[unknown] %s", *module ? base_name(module) : "[anon]");
+}
+
+/*
+ * The first frame of a user stack outside the C library's locking code
+ * (and, with wrappers, outside the wait wrappers above it): in buf, and
+ * its index; the stack's length when there is none, buf then the
+ * outermost lock function ("[no stack]" for a negative id).
+ */
+static uint32_t user_stack_first(const struct profile *p, uint32_t tgid, int32_t stack_id, bool wrappers,
+				 char *buf, size_t len)
 {
 	const struct stack *s = stack_id >= 0 ? profile__stack(p, stack_id) : NULL;
 	const char *func, *module, *last = NULL;
@@ -62,19 +90,62 @@ const char *user_stack_caller(const struct profile *p, uint32_t tgid, int32_t st
 
 	for (i = 0; s && i < s->nframes; i++) {
 		func = user_function(p, tgid, s->frames[i], &module);
-		if (user_lock_frame(func, module)) {
+		if (user_lock_frame(func, module) || (wrappers && user_wait_wrapper(func))) {
 			last = func ? func : last;
 			continue;
 		}
-		if (func)
-			snprintf(buf, len, "%s", func);
-		else
-			snprintf(buf, len, "[unknown] %s", *module ? base_name(module) : "[anon]");
-		return buf;
+		user_frame_name(func, module, buf, len);
+		return i;
 	}
 	/* All of it is lock code (or no stack): the outermost lock function. */
 	snprintf(buf, len, "%s", last ? last : s ? "[unknown]" : "[no stack]");
+	return i;
+}
+
+const char *user_stack_caller(const struct profile *p, uint32_t tgid, int32_t stack_id, char *buf, size_t len)
+{
+	user_stack_first(p, tgid, stack_id, false, buf, len);
 	return buf;
+}
+
+/*
+ * A wait in the C library's thread join: on the word the kernel clears
+ * when the thread ends, one thread's, and an event however long.
+ */
+static bool user_stack_joins(const struct profile *p, uint32_t tgid, int32_t stack_id)
+{
+	const struct stack *s = stack_id >= 0 ? profile__stack(p, stack_id) : NULL;
+	const char *func, *module;
+	uint32_t i;
+
+	for (i = 0; s && i < s->nframes; i++) {
+		func = user_function(p, tgid, s->frames[i], &module);
+		if (!user_lock_frame(func, module))
+			return false;
+		if (func && strstr(func, "join"))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A per-thread wait's site (the first frame outside the wait primitive
+ * and its wrappers) and caller (the frame above the site: "[no caller]"
+ * where the stack ends there).
+ */
+static void user_wait_site(const struct profile *p, uint32_t tgid, int32_t stack_id, char *site, size_t slen,
+			   char *caller, size_t clen)
+{
+	const struct stack *s = stack_id >= 0 ? profile__stack(p, stack_id) : NULL;
+	uint32_t i = user_stack_first(p, tgid, stack_id, true, site, slen);
+	const char *func, *module;
+
+	if (!s || i + 1 >= s->nframes) {
+		snprintf(caller, clen, "[no caller]");
+		return;
+	}
+	func = user_function(p, tgid, s->frames[i + 1], &module);
+	user_frame_name(func, module, caller, clen);
 }
 
 void lock_view__frame(const struct lock_view *v, const struct lock_part *s, uint64_t pc,
@@ -173,6 +244,12 @@ static int note_caller(struct lock_view *v, struct htab *heap, const struct urow
 	return 0;
 }
 
+/* What naming a user row needs: the heap locks' names, the words' waiters. */
+struct uctx {
+	struct htab heap;	/* lock -> struct uname */
+	struct htab waiters;	/* lock -> struct uwaiters */
+};
+
 static int heap_names(struct lock_view *v, struct htab *heap)
 {
 	static const enum ls_table tables[] = { TBL_ULOCKS, TBL_ULOCKS_HOLDS };
@@ -209,8 +286,62 @@ static int urow_name(struct lock_view *v, const struct htab *heap, const struct 
 	return lv_intern(v, name, id);
 }
 
+/* The lowest and highest TID that waited on a futex word, over all its rows. */
+struct uwaiters {
+	uint64_t min, max;
+};
+
+/*
+ * Which words one thread alone waited on, from the waiter columns (a
+ * profile recorded before them has none: no word is known to be one
+ * thread's). Keyed by the word alone, whatever the process: a word
+ * shared between processes, waited on by one thread in each, is shared.
+ */
+static int index_waiters(const struct profile *p, struct htab *waiters)
+{
+	const struct ptable *t = profile__ltable(p, TBL_ULOCKS);
+	int lc = ptable__lcol(t, TBL_ULOCKS, ULOCKS__LOCK), nc = ptable__lcol(t, TBL_ULOCKS, ULOCKS__CONTENDED);
+	int lo = ptable__lcol(t, TBL_ULOCKS, ULOCKS__WAITER_MIN), hi = ptable__lcol(t, TBL_ULOCKS, ULOCKS__WAITER_MAX);
+	struct uwaiters *w;
+	const uint64_t *row;
+	size_t it = 0;
+	int inserted;
+
+	while (lc >= 0 && nc >= 0 && lo >= 0 && hi >= 0 && (row = htab_next(&t->rows, &it, NULL))) {
+		if (!row[nc])
+			continue;
+		w = htab_get(waiters, &row[lc], &inserted);
+		if (!w)
+			return -ENOMEM;
+		if (inserted || row[lo] < w->min)
+			w->min = row[lo];
+		if (inserted || row[hi] > w->max)
+			w->max = row[hi];
+	}
+	return 0;
+}
+
+/*
+ * A wait on a futex word that one thread alone waited on over the
+ * recording (a per-thread semaphore or event) is no lock: it joins the
+ * other such waits of its wait site, as one row of type u:site. A thread
+ * join's stays an event.
+ */
+static void per_thread_site(const struct profile *p, const struct htab *waiters, struct urow *r,
+			    char *site, size_t len)
+{
+	const struct uwaiters *w;
+
+	site[0] = 0;
+	if (!lock_type_is_wait(r->flags) || !(w = htab_find(waiters, &r->lock)) || !w->min || w->min != w->max ||
+	    user_stack_joins(p, r->tgid, r->stack_id))
+		return;
+	r->flags = LOCK_F_USER | ULK_SITE;
+	user_wait_site(p, r->tgid, r->stack_id, site, len, r->caller, sizeof(r->caller));
+}
+
 /* A row of the "ulocks" table: contended acquisitions and their waits. */
-static int add_user_wait(struct lock_view *v, struct htab *index, const struct htab *heap,
+static int add_user_wait(struct lock_view *v, struct htab *index, const struct uctx *u,
 			 const struct ptable *t, const struct ucols *c, const uint64_t *row,
 			 const struct lock_filter *f)
 {
@@ -220,13 +351,20 @@ static int add_user_wait(struct lock_view *v, struct htab *index, const struct h
 	struct lock_row_val val = { 0 };
 	struct lock_row_key k = { 0 };
 	struct lock_filter all_callers;
+	char site[256], name[320];
 	struct urow r;
 	int err;
 
 	if (nc < 0 || wc < 0 || lo < 0 || hi < 0)
 		return 0;
 	urow_of(v->p, c, row, &r);
-	err = urow_name(v, heap, &r, &k.name);
+	per_thread_site(v->p, &u->waiters, &r, site, sizeof(site));
+	if (site[0]) {
+		lock_name_per_thread(site, name, sizeof(name));
+		err = lv_intern(v, name, &k.name);
+	} else {
+		err = urow_name(v, &u->heap, &r, &k.name);
+	}
 	if (!err)
 		err = lv_intern(v, r.caller, &k.caller);
 	if (err || !urow_matches(&r, lock_view__str(v, k.name), lv_any_caller(f, &all_callers)))
@@ -252,7 +390,7 @@ static int add_user_wait(struct lock_view *v, struct htab *index, const struct h
 }
 
 /* A row of the "ulocks.holds" table (uprobes): acquisitions and holds. */
-static int add_user_hold(struct lock_view *v, struct htab *index, const struct htab *heap,
+static int add_user_hold(struct lock_view *v, struct htab *index, const struct uctx *u,
 			 const struct ptable *t, const struct ucols *c, const uint64_t *row,
 			 const struct lock_filter *f)
 {
@@ -271,7 +409,7 @@ static int add_user_hold(struct lock_view *v, struct htab *index, const struct h
 	if (ac < 0 || hc < 0 || nc < 0 || mc < 0)
 		return 0;
 	urow_of(v->p, c, row, &r);
-	err = urow_name(v, heap, &r, &name);
+	err = urow_name(v, &u->heap, &r, &name);
 	if (!err)
 		err = lv_intern(v, r.caller, &caller_id);
 	if (err || !urow_matches(&r, lock_view__str(v, name), lv_any_caller(f, &all_callers)))
@@ -299,11 +437,11 @@ static int add_user_hold(struct lock_view *v, struct htab *index, const struct h
 	return 0;
 }
 
-typedef int (*urow_fn)(struct lock_view *v, struct htab *index, const struct htab *heap,
+typedef int (*urow_fn)(struct lock_view *v, struct htab *index, const struct uctx *u,
 		       const struct ptable *t, const struct ucols *c, const uint64_t *row,
 		       const struct lock_filter *f);
 
-static int add_utable(struct lock_view *v, struct htab *index, const struct htab *heap,
+static int add_utable(struct lock_view *v, struct htab *index, const struct uctx *u,
 		      enum ls_table table, urow_fn add, const struct lock_filter *f)
 {
 	const struct ptable *t = profile__ltable(v->p, table);
@@ -315,7 +453,7 @@ static int add_utable(struct lock_view *v, struct htab *index, const struct htab
 	if (!t || !ucols_of(t, &c))
 		return 0;
 	while (!err && (row = htab_next(&t->rows, &it, NULL)))
-		err = add(v, index, heap, t, &c, row, f);
+		err = add(v, index, u, t, &c, row, f);
 	return err;
 }
 
@@ -326,16 +464,20 @@ static int add_utable(struct lock_view *v, struct htab *index, const struct htab
  */
 int lv_add_user_locks(struct lock_view *v, struct htab *index, const struct lock_filter *f)
 {
-	struct htab heap;
+	struct uctx u;
 	int err;
 
-	htab_init(&heap, sizeof(uint64_t), sizeof(struct uname));
-	err = heap_names(v, &heap);
+	htab_init(&u.heap, sizeof(uint64_t), sizeof(struct uname));
+	htab_init(&u.waiters, sizeof(uint64_t), sizeof(struct uwaiters));
+	err = heap_names(v, &u.heap);
 	if (!err)
-		err = add_utable(v, index, &heap, TBL_ULOCKS, add_user_wait, f);
+		err = index_waiters(v->names_from, &u.waiters);
+	if (!err)
+		err = add_utable(v, index, &u, TBL_ULOCKS, add_user_wait, f);
 	if (!err && !f->waits_only)
-		err = add_utable(v, index, &heap, TBL_ULOCKS_HOLDS, add_user_hold, f);
-	htab_free(&heap);
+		err = add_utable(v, index, &u, TBL_ULOCKS_HOLDS, add_user_hold, f);
+	htab_free(&u.waiters);
+	htab_free(&u.heap);
 	return err;
 }
 

@@ -78,6 +78,30 @@ static inline int fxu_put(struct pwriter *w, const struct tschema *s, uint64_t *
 	return pwriter__table(w, 0, 1000000000, &r);
 }
 
+/* Tables of rows written as a profile, user PCs symbolized by resolve. */
+struct fxu_table {
+	const struct tschema *schema;
+	uint64_t *rows;
+	size_t n;
+};
+
+static inline int fxu_write(int fd, usym_resolve_fn resolve, const struct fxu_table *t, size_t nt)
+{
+	struct pwriter_opts o = { .fd = fd, .resolve_user = resolve, .created_ns = 1 };
+	struct pwriter *w = NULL;
+	int err = pwriter__new(&w, &o);
+	size_t i;
+
+	for (i = 0; !err && i < nt; i++)
+		err = fxu_put(w, t[i].schema, t[i].rows, t[i].n);
+	if (!err)
+		err = pwriter__usyms(w);
+	if (!err)
+		err = pwriter__end(w, 1000000000, 0, END_F_CLEAN);
+	pwriter__free(w);
+	return err;
+}
+
 static inline int fxu_write_profile(int fd)
 {
 	uint64_t waits[3][11] = {
@@ -92,24 +116,15 @@ static inline int fxu_write_profile(int fd)
 		{ STORM_LOCK, TGID, ULK_MUTEX, tptr(&fxu_locker), tptr("storm_lock"), tptr("mutexstorm"),
 		  50, 50, 5000, 400 },
 	};
-	struct pwriter_opts o = { .fd = fd, .resolve_user = fxu_resolve, .created_ns = 1 };
-	struct pwriter *w = NULL;
-	int err = pwriter__new(&w, &o);
+	const struct fxu_table t[] = {
+		{ &fxu_wait_schema, &waits[0][0], 3 }, { &fxu_hold_schema, &holds[0][0], 1 },
+	};
 
-	if (!err)
-		err = fxu_put(w, &fxu_wait_schema, &waits[0][0], 3);
-	if (!err)
-		err = fxu_put(w, &fxu_hold_schema, &holds[0][0], 1);
-	if (!err)
-		err = pwriter__usyms(w);
-	if (!err)
-		err = pwriter__end(w, 1000000000, 0, END_F_CLEAN);
-	pwriter__free(w);
-	return err;
+	return fxu_write(fd, fxu_resolve, t, 2);
 }
 
-/* The profile read back; NULL on an error, which is printed. */
-static inline struct profile *fxu_profile(void)
+/* The profile write() writes, read back; NULL on an error, which is printed. */
+static inline struct profile *fxu_profile_of(int (*write)(int fd))
 {
 	struct profile *p = NULL;
 	char path[64], msg[256] = "";
@@ -117,7 +132,7 @@ static inline struct profile *fxu_profile(void)
 
 	if (fd < 0)
 		return NULL;
-	err = fxu_write_profile(fd);
+	err = write(fd);
 	close(fd);
 	if (!err)
 		err = profile__read(path, &p, msg, sizeof(msg));
@@ -125,6 +140,11 @@ static inline struct profile *fxu_profile(void)
 	if (err)
 		fprintf(stderr, "user profile: %s\n", msg[0] ? msg : strerror(-err));
 	return err ? NULL : p;
+}
+
+static inline struct profile *fxu_profile(void)
+{
+	return fxu_profile_of(fxu_write_profile);
 }
 
 #endif

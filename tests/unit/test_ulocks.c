@@ -18,6 +18,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include "fixtures_ulocks.h"
+#include "format/lock_naming.h"
 #include "format/locktype.h"
 #include "sym/syms.h"
 #include "record/ulock_names.h"
@@ -197,6 +198,170 @@ static void test_view_filters(void **state)
 	lock_view__free(&v);
 }
 
+/* --- per-thread waits, grouped by wait site ----------------------------------- */
+
+/*
+ * Two PostgreSQL-like backends (tgid 100 and 101), each waiting on its
+ * own semaphore from LWLockAcquire through the wrapper PGSemaphoreLock;
+ * a semaphore both waited on; a mutex one thread alone waited on.
+ */
+#define PT_LIBC_WAIT	0x7f0000001010ULL
+#define PT_SEMA_LOCK	0x55d000001040ULL
+#define PT_LWLOCK	0x55d000001140ULL
+#define PT_XLOG		0x55d000001240ULL
+#define PT_PROCARRAY	0x55d000001340ULL
+#define PT_SEM_A	0x7f1000000000ULL
+#define PT_SEM_B	0x7f1000000100ULL
+#define PT_SHARED	0x7f2000000000ULL
+#define PT_MUTEX	0x55d000004000ULL
+
+static int pt_resolve(void *ctx, uint32_t tgid, uint64_t addr, uint64_t seen_ns, struct usym_info *out)
+{
+	static const struct { uint64_t pc; const char *func; } funcs[] = {
+		{ PT_LIBC_WAIT, "__futex_abstimed_wait_common" }, { PT_SEMA_LOCK, "PGSemaphoreLock" },
+		{ PT_LWLOCK, "LWLockAcquire" }, { PT_XLOG, "XLogInsert" },
+		{ PT_PROCARRAY, "ProcArrayEndTransaction" },
+	};
+	size_t i;
+
+	(void)ctx;
+	(void)seen_ns;
+	memset(out, 0, sizeof(*out));
+	if (tgid != 100 && tgid != 101) {
+		out->why = USYM_NO_MAPPING;
+		return 0;
+	}
+	out->module = addr >= 0x7f0000000000ULL ? LIBC : "/usr/lib/postgresql/15/bin/postgres";
+	for (i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++)
+		if (addr >= funcs[i].pc - 0x40 && addr < funcs[i].pc + 0x40)	/* a return address less one */
+			out->frames[out->nframes++] = (struct uframe){ funcs[i].func, NULL, 0 };
+	return 0;
+}
+
+static const struct tcol pt_cols[] = {
+	{ "lock", TCOL_KEY }, { "pid", TCOL_KEY }, { "kind", TCOL_KEY },
+	{ "stack", TCOL_KEY_USTACK }, { "name", TCOL_KEY_STR }, { "comm", TCOL_KEY_STR },
+	{ "contended", TCOL_SUM }, { "wait_ns", TCOL_SUM }, { "wait_min_ns", TCOL_MIN },
+	{ "wait_max_ns", TCOL_MAX }, { "waiter_min", TCOL_MIN }, { "waiter_max", TCOL_MAX }, { "hist_0", TCOL_SUM },
+};
+
+static const struct tschema pt_schema = { "ulocks", 13, pt_cols };
+static const struct tustack pt_xlog[2] = {
+	{ 100, 4, { PT_LIBC_WAIT, PT_SEMA_LOCK, PT_LWLOCK, PT_XLOG } },
+	{ 101, 4, { PT_LIBC_WAIT, PT_SEMA_LOCK, PT_LWLOCK, PT_XLOG } },
+};
+static const struct tustack pt_procarray = { 100, 4, { PT_LIBC_WAIT, PT_SEMA_LOCK, PT_LWLOCK, PT_PROCARRAY } };
+static const struct tustack pt_mutex = { 100, 2, { PT_LIBC_WAIT, PT_XLOG } };
+
+static int pt_write_profile(int fd)
+{
+	uint64_t rows[6][13] = {
+		{ PT_SEM_A, 100, ULK_FUTEX, tptr(&pt_xlog[0]), tptr(""), tptr("postgres"), 5, 500, 50, 200, 1000, 1000, 0 },
+		{ PT_SEM_A, 100, ULK_FUTEX, tptr(&pt_procarray), tptr(""), tptr("postgres"), 2, 100, 40, 60, 1000, 1000, 0 },
+		{ PT_SEM_B, 101, ULK_FUTEX, tptr(&pt_xlog[1]), tptr(""), tptr("postgres"), 7, 700, 60, 300, 1010, 1010, 0 },
+		{ PT_SHARED, 100, ULK_FUTEX, tptr(&pt_xlog[0]), tptr(""), tptr("postgres"), 3, 30, 10, 10, 1000, 1000, 0 },
+		{ PT_SHARED, 101, ULK_FUTEX, tptr(&pt_xlog[1]), tptr(""), tptr("postgres"), 4, 40, 10, 10, 1010, 1010, 0 },
+		{ PT_MUTEX, 100, ULK_MUTEX, tptr(&pt_mutex), tptr("xlog_mutex"), tptr("postgres"), 1, 9, 9, 9, 1000, 1000, 0 },
+	};
+	const struct fxu_table t = { &pt_schema, &rows[0][0], 6 };
+
+	return fxu_write(fd, pt_resolve, &t, 1);
+}
+
+static int setup_per_thread(void **state)
+{
+	*state = fxu_profile_of(pt_write_profile);
+	return *state ? 0 : -1;
+}
+
+static const struct lock_part *find_caller(const struct lock_view *v, const struct lock_entry *e, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < e->ncallers; i++)
+		if (!strcmp(lock_view__str(v, e->callers[i].caller), name))
+			return &e->callers[i];
+	return NULL;
+}
+
+static void test_per_thread_sites(void **state)
+{
+	struct lock_filter f = { .pid = -1 };
+	const struct lock_entry *e;
+	const struct lock_part *c;
+	struct lock_view v;
+	char name[64];
+
+	assert_int_equal(lock_view__build(&v, *state, &f), 0);
+	/* The two backends' semaphores: one row, by the site past the wrapper; and the mutex. */
+	assert_int_equal(v.nlocks, 2);
+	e = find(&v, "[per-thread]@LWLockAcquire");
+	assert_non_null(e);
+	assert_string_equal(lock_type_name(e->flags), "u:site");
+	assert_true(e->v.count == 14 && e->v.total_ns == 1300 && e->v.min_ns == 40 && e->v.max_ns == 300);
+	/* Its callers: the frames above the site. */
+	assert_int_equal(e->ncallers, 2);
+	c = find_caller(&v, e, "XLogInsert");
+	assert_true(c && c->v.count == 12);
+	c = find_caller(&v, e, "ProcArrayEndTransaction");
+	assert_true(c && c->v.count == 2);
+	assert_int_equal(e->nstacks, 3);
+	/* A mutex one thread waited on still waited on its holder: a lock. */
+	e = find(&v, "xlog_mutex");
+	assert_true(e && !strcmp(lock_type_name(e->flags), "u:mutex"));
+	lock_view__free(&v);
+
+	/* The semaphore both backends waited on: its own row, an event. */
+	f.type = "u:futex";
+	assert_int_equal(lock_view__build(&v, *state, &f), 0);
+	assert_int_equal(v.nlocks, 1);
+	snprintf(name, sizeof(name), "0x%" PRIx64 "@PGSemaphoreLock", (uint64_t)PT_SHARED);
+	e = find(&v, name);
+	assert_true(e && e->v.count == 7);
+	lock_view__free(&v);
+
+	f.type = "u:site";
+	f.caller = "ProcArray*";
+	assert_int_equal(lock_view__build(&v, *state, &f), 0);
+	assert_int_equal(v.nlocks, 1);
+	assert_true(v.locks[0].v.count == 2);
+	lock_view__free(&v);
+
+	lock_name_per_thread(NULL, name, sizeof(name));
+	assert_string_equal(name, "[per-thread]@?");
+}
+
+/*
+ * top's interval is grouped as the whole run says: here a run without
+ * the waiter columns, so that none of the interval's words is one thread's.
+ */
+static void test_per_thread_named(void **state)
+{
+	const struct lock_filter f = { .pid = -1, .type = "u:site" };
+	struct profile *run = fxu_profile();
+	struct lock_view v;
+
+	assert_non_null(run);
+	assert_int_equal(lock_view__build_named(&v, *state, run, &f), 0);
+	assert_int_equal(v.nlocks, 0);
+	lock_view__free(&v);
+	assert_int_equal(lock_view__build_named(&v, *state, *state, &f), 0);
+	assert_int_equal(v.nlocks, 1);
+	lock_view__free(&v);
+	profile__free(run);
+}
+
+/* A profile without the waiter columns (recorded before them): nothing is known per-thread. */
+static void test_per_thread_unknown(void **state)
+{
+	const struct lock_filter f = { .pid = -1, .type = "u:site" };
+	struct lock_view v;
+
+	assert_int_equal(lock_view__build(&v, *state, &f), 0);
+	assert_int_equal(v.nlocks, 0);
+	lock_view__free(&v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -205,6 +370,9 @@ int main(void)
 		cmocka_unit_test(test_names_of_self),
 		cmocka_unit_test_setup_teardown(test_view_locks, setup_profile, teardown_profile),
 		cmocka_unit_test_setup_teardown(test_view_filters, setup_profile, teardown_profile),
+		cmocka_unit_test_setup_teardown(test_per_thread_sites, setup_per_thread, teardown_profile),
+		cmocka_unit_test_setup_teardown(test_per_thread_unknown, setup_profile, teardown_profile),
+		cmocka_unit_test_setup_teardown(test_per_thread_named, setup_per_thread, teardown_profile),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
