@@ -204,8 +204,8 @@ int cmd_record(int argc, char **argv)
 	/* Its hold times come with the lock waits, unless -e -mmap_lock. */
 	if ((s.o.families & FAMILY_LOCKS) && !(s.o.families_off & FAMILY_MMAP_LOCK))
 		s.o.families |= FAMILY_MMAP_LOCK;
-	/* The summary says what every probe cost; -q says nothing, so measures nothing. */
-	s.o.probe_stats = log_verbosity >= 0;
+	/* Every profile's cost ledger has what each probe cost, -q or not. */
+	s.o.probe_stats = true;
 	session__free(&s);
 	return record_runs(&s.o);
 }

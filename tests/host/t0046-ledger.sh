@@ -106,4 +106,11 @@ check "-a: source system, CPU > 0 and at most the recording's time on every CPU"
 	jqe --argjson n "$(nproc)" '.workload.source == "system" and .workload.cpu_ns > 0 and
 	     .workload.cpu_ns <= .recording_ns * $n * 1.05' all.json
 
+# -q prints no cost lines, but the ledger still has the probes' cost.
+"$LOCKSTAT" record -q -d 1 -e locks -o quiet.data -- "$WL/fdstorm" -d 1 -q >/dev/null 2>quiet.err
+check "record -q exits 0 ($?)" test $? = 0
+"$LOCKSTAT" report -i quiet.data --cost -f json | jq .cost >quiet.json
+check "-q: the ledger has the probes' cost ($(jq -c '[.probes.sets[]?.name]' quiet.json))" \
+	jqe '.probes.measured_ns > 0 and ([.probes.sets[] | select(.name == "locks")] | length == 1)' quiet.json
+
 done_testing
